@@ -1,0 +1,39 @@
+# Both entry points build their own virtual environment; installs are pinned by
+# constraints.txt so a fresh machine resolves the same package set.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV ?= .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/pip install -q -c constraints.txt
+DEMO_ROOT ?= demo-data
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.core: $(BIN)/python pyproject.toml constraints.txt
+	$(PIP) -e .
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.core
+	$(PIP) -e '.[dev,airflow]'
+	touch $@
+
+demo: $(VENV)/.core
+	$(BIN)/python -m pipeline.gdelt.mirror $(DEMO_ROOT)/mirror tests/fixtures/gdelt/20250807220000.*.CSV
+	$(BIN)/gdelt-forecast ingest --start 2025-08-07T21:45 --end 2025-08-07T23:45 \
+		--data-root $(DEMO_ROOT) --set gdelt.base_url=file://$(abspath $(DEMO_ROOT))/mirror
+
+lint: $(VENV)/.dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: lint
+	$(BIN)/pytest -q
+
+bench: $(VENV)/.dev
+	$(BIN)/python bench/bench_ingest.py
+
+clean:
+	rm -rf $(VENV) $(DEMO_ROOT) .pytest_cache .ruff_cache

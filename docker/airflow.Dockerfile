@@ -1,0 +1,8 @@
+# Airflow with gdelt-forecast installed, pinned by the repo's constraints.txt.
+# Build from the repository root: docker build -f docker/airflow.Dockerfile .
+FROM apache/airflow:3.3.2-python3.11
+COPY --chown=airflow:root pyproject.toml README.md constraints.txt /opt/gdelt-forecast/
+COPY --chown=airflow:root pipeline /opt/gdelt-forecast/pipeline
+COPY --chown=airflow:root configs /opt/gdelt-forecast/configs
+RUN pip install --no-cache-dir -c /opt/gdelt-forecast/constraints.txt /opt/gdelt-forecast
+ENV GDELT_FORECAST_CONFIG=/opt/gdelt-forecast/configs/default.yaml

@@ -1,0 +1,135 @@
+"""Typed configuration: models with defaults and help text, YAML files, ``--set`` overrides.
+
+The field descriptions are the configuration reference; ``configs/default.yaml`` spells the
+same defaults out (a test keeps the two equal).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+REPO_DEFAULT = Path(__file__).resolve().parents[1] / "configs" / "default.yaml"
+CONFIG_ENV = "GDELT_FORECAST_CONFIG"
+
+Table = Literal["export", "mentions"]
+
+
+class ConfigError(ValueError):
+    """A config file, key or value that cannot be used; the message is one line."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class GdeltConfig(_Section):
+    base_url: str = Field(
+        "http://data.gdeltproject.org/gdeltv2",
+        description="GDELT 2.0 root holding masterfilelist.txt and the slot zips; "
+        "http(s):// or file:// (a local mirror).",
+    )
+    tables: list[Table] = Field(
+        ["export", "mentions"], description="Tables ingested when --tables is not given."
+    )
+    translation: bool = Field(
+        False,
+        description="Also ingest the translingual stream (masterfilelist-translation.txt); "
+        "its files are stored with a '.translation' suffix on the slot.",
+    )
+
+
+class DownloadConfig(_Section):
+    parallelism: int = Field(8, ge=1, le=64, description="Concurrent downloads.")
+    connect_timeout_s: float = Field(10.0, gt=0, description="TCP connect timeout.")
+    read_timeout_s: float = Field(60.0, gt=0, description="Timeout between received bytes.")
+    retries: int = Field(
+        4, ge=0, description="Retries on connection errors and HTTP 5xx, with backoff."
+    )
+    backoff_s: float = Field(
+        1.0, ge=0, description="Backoff factor: waits of backoff_s * 2**(n-1) seconds."
+    )
+    verify_attempts: int = Field(
+        3,
+        ge=1,
+        description="Downloads of a file before giving up: a size or md5 mismatch ends as "
+        "corrupt (quarantined), a broken transfer as failed.",
+    )
+
+
+class IngestConfig(_Section):
+    workers: int = Field(
+        2, ge=1, le=64, description="Slot files parsed and written to Parquet at once."
+    )
+    compression: Literal["zstd", "snappy", "gzip", "none"] = Field(
+        "zstd", description="Parquet compression of bronze files."
+    )
+
+
+class Config(_Section):
+    data_root: Path = Field(Path("data"), description="Root of the data layout (DESIGN.md).")
+    gdelt: GdeltConfig = GdeltConfig()
+    download: DownloadConfig = DownloadConfig()
+    ingest: IngestConfig = IngestConfig()
+
+
+def _set_dotted(tree: dict[str, Any], key: str, value: Any) -> None:
+    *parents, leaf = key.split(".")
+    node = tree
+    for part in parents:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ConfigError(f"config: '{key}': '{part}' is a value, not a section")
+        node = child
+    node[leaf] = value
+
+
+def _describe(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    if first["type"] == "extra_forbidden":
+        return f"config: unknown key '{where}'"
+    return f"config: {where}: {first['msg']} (got {first.get('input')!r})"
+
+
+def load_config(
+    path: str | Path | None = None,
+    overrides: list[str] | tuple[str, ...] = (),
+    data_root: str | Path | None = None,
+) -> Config:
+    """Load ``path`` (else $GDELT_FORECAST_CONFIG, else configs/default.yaml, else the
+    built-in defaults), apply ``section.key=value`` overrides (values parsed as YAML),
+    then ``data_root``. Raises ConfigError with a one-line message."""
+    chosen = path or os.environ.get(CONFIG_ENV) or (REPO_DEFAULT if REPO_DEFAULT.exists() else None)
+    tree: dict[str, Any] = {}
+    if chosen:
+        try:
+            loaded = yaml.safe_load(Path(chosen).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"config: cannot read {chosen}: {exc.strerror}") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(
+                f"config: {chosen} is not valid YAML: {exc}".splitlines()[0]
+            ) from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ConfigError(f"config: {chosen} must hold a mapping at the top level")
+        tree = loaded or {}
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"config: --set expects section.key=value, got {item!r}")
+        try:
+            value = yaml.safe_load(raw) if raw else ""
+        except yaml.YAMLError:
+            value = raw
+        _set_dotted(tree, key.strip(), value)
+    if data_root is not None:
+        tree["data_root"] = str(data_root)
+    try:
+        return Config.model_validate(tree)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc)) from None

@@ -1,0 +1,1 @@
+"""GDELT 2.0 ingestion: masterfile listing, verified downloads, typed bronze Parquet."""

@@ -1,0 +1,102 @@
+"""Shared fixtures: real GDELT files, GDELT-shaped mirrors, and a mirror server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, defaultdict
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from pipeline.config import Config, load_config
+from pipeline.gdelt import mirror
+
+FIXTURES = Path(__file__).parent / "fixtures" / "gdelt"
+SLOT = "20250807220000"
+EXPORT_CSV = FIXTURES / f"{SLOT}.export.CSV"
+MENTIONS_CSV = FIXTURES / f"{SLOT}.mentions.CSV"
+
+
+def line_count(path: Path) -> int:
+    return path.read_bytes().count(b"\n")
+
+
+class Mirror:
+    """A folder laid out like GDELT's: slot zips plus masterfilelist.txt."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.entries: list[tuple[int, str, str]] = []
+
+    def add(self, csv_name: str, data: bytes, md5: str | None = None, listed_only=False):
+        size, real_md5, name = mirror.add_file(self.root, csv_name, data)
+        if listed_only:
+            (self.root / name).unlink()
+        self.entries.append((size, md5 or real_md5, name))
+        mirror.write_masterfile(self.root, self.entries)
+        return self
+
+    def add_real_slot(self):
+        self.add(EXPORT_CSV.name, EXPORT_CSV.read_bytes())
+        return self.add(MENTIONS_CSV.name, MENTIONS_CSV.read_bytes())
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    def __init__(self, *args, server_state, **kwargs):
+        self.state = server_state
+        super().__init__(*args, **kwargs)
+
+    def do_GET(self):  # noqa: N802 (http.server's naming)
+        name = self.path.rsplit("/", 1)[-1]
+        self.state["requests"][name] += 1
+        faults = self.state["faults"].get(name)
+        if faults:
+            self.send_error(faults.pop(0))
+            return
+        super().do_GET()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def http_mirror(tmp_path):
+    """Serve ``Mirror`` from 127.0.0.1; ``faults[name]`` lists HTTP errors to answer before
+    serving the file, ``requests[name]`` counts GETs."""
+    root = tmp_path / "mirror"
+    root.mkdir()
+    state = {"faults": defaultdict(list), "requests": Counter()}
+    handler = partial(_Handler, directory=str(root), server_state=state)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    served = Mirror(root)
+    served.url = f"http://127.0.0.1:{server.server_address[1]}"
+    served.faults = state["faults"]
+    served.requests = state["requests"]
+    try:
+        yield served
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def file_mirror(tmp_path):
+    served = Mirror(tmp_path / "file-mirror")
+    served.url = (tmp_path / "file-mirror").as_uri()
+    return served
+
+
+@pytest.fixture
+def make_config(tmp_path):
+    def make(base_url: str, *overrides: str) -> Config:
+        return load_config(
+            None,
+            [f"gdelt.base_url={base_url}", "download.backoff_s=0", *overrides],
+            tmp_path / "data",
+        )
+
+    return make

@@ -1,0 +1,86 @@
+"""The command line: exit codes, one-line errors, the summary line and --json."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pipeline.cli import main, parse_moment
+from tests.conftest import SLOT
+
+RANGE = ["--start", "2025-08-07T22:00", "--end", "2025-08-07T23:45"]
+
+
+def run(*args):
+    """Through the installed entry point, as a user types it."""
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_ingest_prints_a_summary_and_json(file_mirror, tmp_path):
+    file_mirror.add_real_slot()
+    common = [
+        *RANGE,
+        "--data-root",
+        str(tmp_path / "d"),
+        "--set",
+        f"gdelt.base_url={file_mirror.url}",
+    ]
+    first = run("ingest", *common)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("ingest 2025-08-07T22:00..2025-08-07T23:45: 1 slots (2 files)")
+    assert (
+        "2 downloaded, 0 cached, 0 missing, 0 corrupt, 0 failed; 4,275 rows written" in first.stdout
+    )
+    second = run("ingest", *common, "--json", "--tables", "export")
+    summary = json.loads(second.stdout)
+    assert (summary["cached"], summary["rows_written"], summary["files"]) == (1, 909, 1)
+
+
+def test_failed_download_exits_1(http_mirror, tmp_path, capsys):
+    http_mirror.add_real_slot()
+    http_mirror.faults[f"{SLOT}.mentions.CSV.zip"] += [403]
+    code = main(
+        [
+            "ingest",
+            *RANGE,
+            "--data-root",
+            str(tmp_path),
+            "--set",
+            f"gdelt.base_url={http_mirror.url}",
+        ]
+    )
+    assert code == 1
+    assert "1 failed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["ingest", *RANGE, "--set", "download.parallelism=x"], "download.parallelism"),
+        (["ingest", *RANGE, "--set", "gdelt.nope=1"], "unknown key 'gdelt.nope'"),
+        (["ingest", "--start", "yesterday", "--end", "2025-08-07"], "'yesterday' is not"),
+        (["ingest", *RANGE, "--tables", "export,gkg"], "unknown table(s) ['gkg']"),
+        (["ingest", "--start", "2025-08-08", "--end", "2025-08-07"], "--start is after --end"),
+        (["ingest", *RANGE, "--config", "/nonexistent.yaml"], "cannot read /nonexistent.yaml"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args, message):
+    result = run(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_unreachable_mirror_exits_1(tmp_path):
+    result = run("ingest", *RANGE, "--data-root", str(tmp_path), "--set",
+                 f"gdelt.base_url={(tmp_path / 'none').as_uri()}")  # fmt: skip
+    assert result.returncode == 1
+    assert "masterfilelist.txt: HTTP 404" in result.stderr
+
+
+def test_moments():
+    assert parse_moment("2025-08-07", end=True).isoformat() == "2025-08-07T23:59:59"
+    assert parse_moment("2025-08-07T22:00+02:00").isoformat() == "2025-08-07T20:00:00"

@@ -1,0 +1,59 @@
+"""Typed configuration: defaults, files, overrides and one-line errors."""
+
+import pytest
+
+from pipeline.config import REPO_DEFAULT, Config, ConfigError, load_config
+
+
+def test_default_yaml_spells_out_the_model_defaults():
+    assert load_config(REPO_DEFAULT) == Config()
+
+
+def test_overrides_are_typed_and_data_root_wins(tmp_path):
+    cfg = load_config(
+        None,
+        ["download.parallelism=3", "gdelt.translation=true", "gdelt.tables=[export]"],
+        tmp_path,
+    )
+    assert cfg.download.parallelism == 3
+    assert cfg.gdelt.translation is True
+    assert cfg.gdelt.tables == ["export"]
+    assert cfg.data_root == tmp_path
+
+
+def test_config_file_is_read(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("data_root: /srv/gdelt\ningest:\n  workers: 4\n")
+    cfg = load_config(path)
+    assert str(cfg.data_root) == "/srv/gdelt" and cfg.ingest.workers == 4
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["download.paralelism=3"], "config: unknown key 'download.paralelism'"),
+        (["download.parallelism=many"], "config: download.parallelism: Input should be a valid"),
+        (["download.parallelism=0"], "config: download.parallelism: Input should be greater"),
+        (["gdelt.tables=[events]"], "config: gdelt.tables.0: Input should be 'export' or"),
+        (["nosection"], "config: --set expects section.key=value, got 'nosection'"),
+        (["data_root.x=1"], "config: 'data_root.x': 'data_root' is a value, not a section"),
+    ],
+)
+def test_bad_keys_and_values_are_one_line_errors(overrides, message):
+    with pytest.raises(ConfigError) as err:
+        load_config(None, overrides)
+    assert str(err.value).startswith(message)
+    assert "\n" not in str(err.value)
+
+
+def test_unreadable_or_malformed_files(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "absent.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("gdelt: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    listed = tmp_path / "list.yaml"
+    listed.write_text("- a\n")
+    with pytest.raises(ConfigError, match="mapping"):
+        load_config(listed)
