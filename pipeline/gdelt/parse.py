@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import logging
 import zipfile
+import zlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -34,14 +35,15 @@ class ParseError(ValueError):
     """The file as a whole cannot be read (not a zip, several members, ...)."""
 
 
-def read_member(path: str) -> tuple[str, bytes]:
+def read_member(path: str) -> bytes:
+    """The one CSV inside a GDELT zip."""
     try:
         with zipfile.ZipFile(path) as zf:
             members = [i for i in zf.infolist() if not i.is_dir()]
             if len(members) != 1:
                 raise ParseError(f"{path}: expected one CSV in the zip, found {len(members)}")
-            return members[0].filename, zf.read(members[0])
-    except zipfile.BadZipFile as exc:
+            return zf.read(members[0])
+    except (zipfile.BadZipFile, zlib.error) as exc:
         raise ParseError(f"{path}: {exc}") from None
 
 
@@ -188,5 +190,4 @@ def parse_bytes(data: bytes, table: str, source_file: str) -> Parsed:
 
 
 def parse_zip(path: str, table: str) -> Parsed:
-    _, data = read_member(path)
-    return parse_bytes(data, table, Path(path).name)
+    return parse_bytes(read_member(path), table, Path(path).name)

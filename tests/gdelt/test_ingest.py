@@ -7,6 +7,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
+from pipeline.gdelt import mirror
 from pipeline.gdelt.ingest import ingest
 from pipeline.gdelt.masterfile import MasterfileError
 from pipeline.gdelt.schema import EXPORT, MENTIONS
@@ -171,3 +172,15 @@ def test_rerun_removes_partitions_a_slot_no_longer_writes(file_mirror, make_conf
 def test_unreachable_master_list_is_an_error(make_config, tmp_path):
     with pytest.raises(MasterfileError, match="masterfilelist.txt: HTTP 404"):
         ingest(make_config((tmp_path / "nowhere").as_uri()), START, END, TABLES)
+
+
+def test_listed_file_that_is_no_zip_is_corrupt(file_mirror, make_config):
+    blob = b"<html>not a zip</html>"
+    (file_mirror.root).mkdir(parents=True)
+    (file_mirror.root / f"{SLOT}.export.CSV.zip").write_bytes(blob)
+    entry = (len(blob), hashlib.md5(blob).hexdigest(), f"{SLOT}.export.CSV.zip")
+    mirror.write_masterfile(file_mirror.root, [entry])
+    cfg = make_config(file_mirror.url)
+    summary = ingest(cfg, START, END, ["export"])
+    assert (summary.corrupt, summary.rows_written) == (1, 0)
+    assert "File is not a zip file" in ledger(cfg)[(SLOT, "export")]["detail"]
