@@ -20,8 +20,11 @@ def add_file(mirror: Path, csv_name: str, data: bytes) -> tuple[int, str, str]:
     """Zip ``data`` as ``<csv_name>.zip`` in ``mirror``; return its master-list entry."""
     mirror.mkdir(parents=True, exist_ok=True)
     path = mirror / f"{csv_name}.zip"
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr(csv_name, data)
+    # A fixed timestamp keeps the zip, and so its md5, the same on every build.
+    member = zipfile.ZipInfo(csv_name, date_time=(1980, 1, 1, 0, 0, 0))
+    member.compress_type = zipfile.ZIP_DEFLATED
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(member, data)
     blob = path.read_bytes()
     return len(blob), hashlib.md5(blob, usedforsecurity=False).hexdigest(), path.name
 
