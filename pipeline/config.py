@@ -60,6 +60,11 @@ class DownloadConfig(_Section):
         "corrupt (quarantined), a broken transfer as failed.",
     )
 
+    @property
+    def timeout(self) -> tuple[float, float]:
+        """The (connect, read) pair requests takes."""
+        return self.connect_timeout_s, self.read_timeout_s
+
 
 class IngestConfig(_Section):
     workers: int = Field(

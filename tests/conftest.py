@@ -52,6 +52,15 @@ class _Handler(SimpleHTTPRequestHandler):
         name = self.path.rsplit("/", 1)[-1]
         self.state["requests"][name] += 1
         faults = self.state["faults"].get(name)
+        if faults and faults[0] == "truncate":
+            faults.pop(0)
+            body = (Path(self.directory) / name).read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self.close_connection = True
+            return
         if faults:
             self.send_error(faults.pop(0))
             return
@@ -63,8 +72,9 @@ class _Handler(SimpleHTTPRequestHandler):
 
 @pytest.fixture
 def http_mirror(tmp_path):
-    """Serve ``Mirror`` from 127.0.0.1; ``faults[name]`` lists HTTP errors to answer before
-    serving the file, ``requests[name]`` counts GETs."""
+    """Serve ``Mirror`` from 127.0.0.1; ``faults[name]`` lists what to answer before serving
+    the file (an HTTP error code, or "truncate": half the body, then close), and
+    ``requests[name]`` counts GETs."""
     root = tmp_path / "mirror"
     root.mkdir()
     state = {"faults": defaultdict(list), "requests": Counter()}

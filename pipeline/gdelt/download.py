@@ -106,19 +106,18 @@ def fetch(
             return Fetched(file, "cached", str(dest))
         log.warning("%s: cached copy fails verification; downloading again", file.name)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    timeout = (cfg.connect_timeout_s, cfg.read_timeout_s)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".part", dir=dest.parent)
     os.close(fd)
     tmp = Path(tmp_name)
-    detail = ""
+    mismatch = error = ""
     try:
         for attempt in range(1, cfg.verify_attempts + 1):
             if attempt > 1:
                 time.sleep(cfg.backoff_s * 2 ** (attempt - 2))
             try:
-                status, size, md5 = _download_once(session, file, tmp, timeout)
+                status, size, md5 = _download_once(session, file, tmp, cfg.timeout)
             except requests.RequestException as exc:
-                detail = f"{exc.__class__.__name__}: {exc}"
+                mismatch, error = "", f"{exc.__class__.__name__}: {exc}"
                 continue
             if status == 404:
                 return Fetched(file, "missing", detail="HTTP 404")
@@ -128,13 +127,13 @@ def fetch(
             if _matches(file, size, md5):
                 os.replace(tmp, dest)
                 return Fetched(file, "downloaded", str(dest))
-            detail = f"got {size} bytes md5 {md5}, listed {file.size} bytes md5 {file.md5}"
-            log.warning("%s: attempt %d: %s", file.name, attempt, detail)
-        if detail.startswith("got "):
-            quarantine = raw_root / "_quarantine" / file.table / file.name
-            quarantine.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(tmp, quarantine)
-            return Fetched(file, "corrupt", detail=f"{detail}; kept in {quarantine}")
-        return Fetched(file, "failed", detail=detail)
+            mismatch = f"got {size} bytes md5 {md5}, listed {file.size} bytes md5 {file.md5}"
+            log.warning("%s: attempt %d: %s", file.name, attempt, mismatch)
+        if not mismatch:
+            return Fetched(file, "failed", detail=error)
+        quarantine = raw_root / "_quarantine" / file.table / file.name
+        quarantine.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(tmp, quarantine)
+        return Fetched(file, "corrupt", detail=f"{mismatch}; kept in {quarantine}")
     finally:
         tmp.unlink(missing_ok=True)

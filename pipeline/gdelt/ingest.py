@@ -70,9 +70,10 @@ def list_slot_files(
     cfg: Config, start: datetime, end: datetime, tables: Sequence[str], session=None
 ) -> Listing:
     streams = ["english", "translation"] if cfg.gdelt.translation else ["english"]
-    timeout = (cfg.download.connect_timeout_s, cfg.download.read_timeout_s)
     session = session or make_session(cfg.download)
-    return list_files(session, cfg.gdelt.base_url, streams, start, end, tables, timeout)
+    return list_files(
+        session, cfg.gdelt.base_url, streams, start, end, tables, cfg.download.timeout
+    )
 
 
 def fetch_files(

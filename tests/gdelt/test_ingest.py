@@ -106,6 +106,18 @@ def test_lasting_errors_fail_the_file_not_the_run(http_mirror, make_config):
     assert ledger(make_config(http_mirror.url))[(SLOT, "export")]["detail"] == "HTTP 403"
 
 
+def test_broken_transfers_are_retried_then_fail(http_mirror, make_config):
+    http_mirror.add_real_slot()
+    http_mirror.faults[f"{SLOT}.export.CSV.zip"] += ["truncate"] * 3
+    http_mirror.faults[f"{SLOT}.mentions.CSV.zip"] += ["truncate"]
+    cfg = make_config(http_mirror.url, "download.verify_attempts=3", "download.retries=0")
+    summary = ingest(cfg, START, END, TABLES)
+    assert (summary.failed, summary.downloaded, summary.rows_written) == (1, 1, 3366)
+    assert http_mirror.requests[f"{SLOT}.export.CSV.zip"] == 3
+    assert "ChunkedEncodingError" in ledger(cfg)[(SLOT, "export")]["detail"]
+    assert not list((cfg.data_root / "raw/gdelt/export/20250807").iterdir())
+
+
 def test_bad_lines_go_to_rejects_and_are_counted(http_mirror, make_config):
     lines = EXPORT_CSV.read_bytes().split(b"\n")[:-1]
     lines[2] = b"\t".join(lines[2].split(b"\t")[:30])
