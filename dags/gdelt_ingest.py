@@ -11,6 +11,9 @@ ledger), by calling the same stage functions as `gdelt-forecast ingest`.
   GDELT has not listed the slot yet (it publishes a few minutes after the slot).
 * **to_bronze** parses the fetched files and writes bronze; slots GDELT never published
   (404) or published broken (md5 mismatch) are recorded in the ledger, not retried.
+* **mark_day** runs on a day's last interval: once every file listed for the day has an
+  outcome in the ledger it emits the `gdelt_bronze_day` asset event (extra `day`), which
+  triggers `build_database`; until then it retries.
 
 Backfill a range with `airflow backfill create --dag-id gdelt_ingest --from-date ...
 --to-date ...`. Params: `config` (YAML path), `data_root`, `set` (`section.key=value`
@@ -21,26 +24,32 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from airflow.sdk import CronDataIntervalTimetable, Param, dag, get_current_context, task
+from airflow.sdk import Asset, CronDataIntervalTimetable, Param, dag, get_current_context, task
+from airflow.sdk.exceptions import AirflowSkipException
 
+BRONZE_DAY = Asset("gdelt_bronze_day")
 PARAMS = {
     "config": Param(None, type=["null", "string"], description="YAML config file"),
     "data_root": Param(None, type=["null", "string"], description="data root override"),
     "set": Param([], type="array", description="section.key=value overrides"),
 }
+RETRY = {
+    "retry_delay": timedelta(minutes=1),
+    "retry_exponential_backoff": 2.0,
+    "max_retry_delay": timedelta(minutes=30),
+}
 
 
 def _config_and_range():
     # Imported here: the DAG processor parses this file often, and must stay light.
-    from pipeline.config import load_config
+    from pipeline.config import from_dag_params
 
     ctx = get_current_context()
-    params = ctx["params"]
-    cfg = load_config(params["config"], params["set"], params["data_root"])
     start = datetime.fromtimestamp(ctx["data_interval_start"].timestamp(), UTC)
     end = datetime.fromtimestamp(ctx["data_interval_end"].timestamp(), UTC)
     # The stage takes an inclusive range; the interval excludes its end.
-    return cfg, start.replace(tzinfo=None), end.replace(tzinfo=None) - timedelta(seconds=1)
+    last = end.replace(tzinfo=None) - timedelta(seconds=1)
+    return from_dag_params(ctx["params"]), start.replace(tzinfo=None), last
 
 
 @dag(
@@ -54,12 +63,7 @@ def _config_and_range():
     tags=["gdelt", "ingest"],
 )
 def gdelt_ingest():
-    @task(
-        retries=6,
-        retry_delay=timedelta(minutes=1),
-        retry_exponential_backoff=2.0,
-        max_retry_delay=timedelta(minutes=30),
-    )
+    @task(retries=6, **RETRY)
     def download() -> dict:
         from dataclasses import asdict
 
@@ -80,8 +84,6 @@ def gdelt_ingest():
 
     @task
     def to_bronze(downloaded: dict) -> dict:
-        from dataclasses import asdict
-
         from pipeline.gdelt.download import Fetched
         from pipeline.gdelt.ingest import Summary, write_bronze
 
@@ -89,9 +91,24 @@ def gdelt_ingest():
         fetched = [Fetched.from_dict(item) for item in downloaded["fetched"]]
         summary = write_bronze(cfg, fetched, Summary(**downloaded["summary"]))
         print(summary.line())
-        return asdict(summary)
+        return summary.to_dict()
 
-    to_bronze(download())
+    @task(outlets=[BRONZE_DAY], retries=8, **RETRY)
+    def mark_day(_: dict) -> dict:
+        from dataclasses import asdict
+
+        from pipeline.gdelt.days import day_status
+
+        cfg, start, end = _config_and_range()
+        if start.date() == (end + timedelta(seconds=1)).date():
+            raise AirflowSkipException("not the day's last interval")
+        status = day_status(cfg, start.date())
+        if not status.complete:
+            raise RuntimeError(f"{status.day} not complete yet: {status.statuses}")
+        get_current_context()["outlet_events"][BRONZE_DAY].extra = {"day": status.day}
+        return asdict(status)
+
+    mark_day(to_bronze(download()))
 
 
 gdelt_ingest()

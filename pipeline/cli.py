@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
-from pipeline.config import ConfigError, load_config
-from pipeline.gdelt.masterfile import MasterfileError
+from pipeline.config import Config, ConfigError, load_config
+from pipeline.errors import StageError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -67,19 +68,82 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ing.add_argument("--tables", type=_tables, help="comma-separated: export,mentions")
     ing.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    for name, help_text in [
+        ("normalize", "bronze events to silver quads (MIRAI rules), with the funnel"),
+        ("stats", "the funnel and the top relations and country pairs of a date range"),
+    ]:
+        sub = stages.add_parser(name, parents=[common], help=help_text, description=help_text)
+        sub.add_argument("--start-date", required=True, type=_day, help="first day (UTC)")
+        sub.add_argument("--end-date", required=True, type=_day, help="last day (UTC)")
+        if name == "stats":
+            sub.add_argument("--top", type=int, default=10, help="rows per top list")
+        sub.add_argument("--json", action="store_true", help="print the result as JSON")
+    db = stages.add_parser(
+        "database",
+        parents=[common],
+        help="rebuild warehouse.duckdb from silver",
+        description="Rebuild <data_root>/warehouse.duckdb from silver Parquet.",
+    )
+    db.add_argument("--json", action="store_true", help="print the summary as JSON")
     return parser
 
 
-def _ingest(args: argparse.Namespace, cfg) -> int:
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a YYYY-MM-DD date") from None
+
+
+class UsageError(ValueError):
+    """A bad combination of arguments: exit 2, like argparse's own errors."""
+
+
+def _ordered(first, last, names: str) -> None:
+    if first > last:
+        raise UsageError(f"{names} are in the wrong order")
+
+
+def _print(args: argparse.Namespace, summary) -> None:
+    print(json.dumps(summary.to_dict(), indent=2, default=str) if args.json else summary.line())
+
+
+def _ingest(args: argparse.Namespace, cfg: Config) -> int:
     from pipeline.gdelt.ingest import ingest
 
-    if args.start > args.end:
-        print("gdelt-forecast ingest: error: --start is after --end", file=sys.stderr)
-        return 2
+    _ordered(args.start, args.end, "--start and --end")
     summary = ingest(cfg, args.start, args.end, args.tables or cfg.gdelt.tables)
-    print(summary.to_json() if args.json else summary.line())
+    _print(args, summary)
     # Missing and corrupt slots are GDELT's; a failed download may heal on a re-run.
     return 1 if summary.failed else 0
+
+
+def _normalize(args: argparse.Namespace, cfg: Config) -> int:
+    from pipeline.events.normalize import normalize
+
+    _ordered(args.start_date, args.end_date, "--start-date and --end-date")
+    _print(args, normalize(cfg, args.start_date, args.end_date))
+    return 0
+
+
+def _database(args: argparse.Namespace, cfg: Config) -> int:
+    from pipeline.warehouse.build import build_database
+
+    _print(args, build_database(cfg))
+    return 0
+
+
+def _stats(args: argparse.Namespace, cfg: Config) -> int:
+    from pipeline.warehouse.stats import render, stats
+
+    _ordered(args.start_date, args.end_date, "--start-date and --end-date")
+    report = stats(cfg, args.start_date, args.end_date, args.top)
+    print(json.dumps(report, indent=2, default=str) if args.json else render(report))
+    return 0
+
+
+STAGES = {"ingest": _ingest, "normalize": _normalize, "database": _database, "stats": _stats}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,8 +159,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gdelt-forecast: {exc}", file=sys.stderr)
         return 2
     try:
-        return _ingest(args, cfg)
-    except MasterfileError as exc:
+        return STAGES[args.stage](args, cfg)
+    except UsageError as exc:
+        print(f"gdelt-forecast {args.stage}: error: {exc}", file=sys.stderr)
+        return 2
+    except StageError as exc:
         print(f"gdelt-forecast {args.stage}: {exc}", file=sys.stderr)
         return 1
 

@@ -75,11 +75,40 @@ class IngestConfig(_Section):
     )
 
 
+class EventsConfig(_Section):
+    same_day: bool = Field(
+        True, description="Keep a record only if its SQLDATE is its DATEADDED (publish) day."
+    )
+    earliest_url_date: bool = Field(
+        True, description="A SOURCEURL keeps only its earliest date (within url_lookback_days)."
+    )
+    url_lookback_days: int = Field(
+        31, ge=1, description="How many earlier days earliest_url_date looks back over."
+    )
+    international_only: bool = Field(True, description="Drop events whose subject is its object.")
+    mentions_metric: Literal["distinct_sources", "sum_num_mentions"] = Field(
+        "distinct_sources",
+        description="Daily mentions of a quad: distinct MentionSourceName on its day (MIRAI "
+        "paper) or the sum of its records' NumMentions (MIRAI release code).",
+    )
+    min_daily_mentions: int = Field(
+        50, ge=0, description="Database threshold on a quad's daily mentions."
+    )
+    top_reasons: int = Field(10, ge=1, description="Reasons kept per funnel row.")
+
+
+class DuckdbConfig(_Section):
+    memory_limit: str = Field("4GB", description="DuckDB memory limit; it spills to disk past it.")
+    threads: int | None = Field(None, ge=1, description="DuckDB threads (default: all cores).")
+
+
 class Config(_Section):
     data_root: Path = Field(Path("data"), description="Root of the data layout (DESIGN.md).")
     gdelt: GdeltConfig = GdeltConfig()
     download: DownloadConfig = DownloadConfig()
     ingest: IngestConfig = IngestConfig()
+    events: EventsConfig = EventsConfig()
+    duckdb: DuckdbConfig = DuckdbConfig()
 
 
 def _set_dotted(tree: dict[str, Any], key: str, value: Any) -> None:
@@ -138,3 +167,8 @@ def load_config(
         return Config.model_validate(tree)
     except ValidationError as exc:
         raise ConfigError(_describe(exc)) from None
+
+
+def from_dag_params(params: dict[str, Any]) -> Config:
+    """The config a DAG run asks for with its ``config``, ``set`` and ``data_root`` params."""
+    return load_config(params.get("config"), params.get("set") or (), params.get("data_root"))

@@ -63,7 +63,7 @@ def test_failed_download_exits_1(http_mirror, tmp_path, capsys):
         (["ingest", *RANGE, "--set", "gdelt.nope=1"], "unknown key 'gdelt.nope'"),
         (["ingest", "--start", "yesterday", "--end", "2025-08-07"], "'yesterday' is not"),
         (["ingest", *RANGE, "--tables", "export,gkg"], "unknown table(s) ['gkg']"),
-        (["ingest", "--start", "2025-08-08", "--end", "2025-08-07"], "--start is after --end"),
+        (["ingest", "--start", "2025-08-08", "--end", "2025-08-07"], "in the wrong order"),
         (["ingest", *RANGE, "--config", "/nonexistent.yaml"], "cannot read /nonexistent.yaml"),
     ],
 )

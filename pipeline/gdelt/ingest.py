@@ -6,7 +6,6 @@ their own; ``ingest`` does both in one pass, parsing each file as soon as it has
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections import Counter
@@ -54,8 +53,8 @@ class Summary:
             f"{self.rows_rejected:,} rejected ({self.seconds:.1f} s)"
         )
 
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2)
+    def to_dict(self) -> dict:
+        return asdict(self)
 
 
 def bronze_root(cfg: Config) -> Path:

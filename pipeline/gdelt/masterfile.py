@@ -14,6 +14,8 @@ from datetime import datetime
 
 import requests
 
+from pipeline.errors import StageError
+
 log = logging.getLogger(__name__)
 
 MASTERFILES = {"english": "masterfilelist.txt", "translation": "masterfilelist-translation.txt"}
@@ -24,7 +26,7 @@ _NAME = re.compile(
 _MD5 = re.compile(r"^[0-9a-f]{32}$")
 
 
-class MasterfileError(RuntimeError):
+class MasterfileError(StageError):
     """The master file list could not be read at all."""
 
 

@@ -59,7 +59,7 @@ def test_dagbag_imports_without_errors_or_heavy_imports(airflow_env):
     assert result.returncode == 0, result.stderr[-3000:]
     info = json.loads(result.stdout.strip().splitlines()[-1])
     assert info["errors"] == {}
-    assert info["tasks"] == ["download", "to_bronze"]
+    assert info["tasks"] == ["download", "mark_day", "to_bronze"]
     assert info["doc"] == "### GDELT ingest"
     assert info["retries"] >= 3 and info["backoff"]
     assert info["pipeline_loaded"] == []

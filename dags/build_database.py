@@ -1,0 +1,82 @@
+"""
+### Build the event database
+
+Runs on each `gdelt_bronze_day` asset event (one per complete day of bronze, from
+`gdelt_ingest`), or by hand with the params `start_date` and `end_date`.
+
+* **days** collects the days to build: the triggering events' `day`, or the params' range.
+* **normalize_day** (one mapped task per day) applies the MIRAI rules to the day's bronze
+  and writes its silver events and funnel, like `gdelt-forecast normalize`.
+* **update_warehouse** rebuilds `warehouse.duckdb` from silver, like `gdelt-forecast
+  database`. It runs in the pool `warehouse_writer`, which must have one slot
+  (`airflow pools set warehouse_writer 1 "one writer to warehouse.duckdb"`), so only one
+  task writes the warehouse at a time.
+
+Params `config`, `data_root` and `set` are as on the command line.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from airflow.sdk import Asset, Param, dag, get_current_context, task
+
+BRONZE_DAY = Asset("gdelt_bronze_day")
+
+
+@dag(
+    dag_id="build_database",
+    schedule=[BRONZE_DAY],
+    start_date=datetime(2015, 2, 19, tzinfo=UTC),
+    catchup=False,
+    max_active_runs=1,
+    params={
+        "config": Param(None, type=["null", "string"], description="YAML config file"),
+        "data_root": Param(None, type=["null", "string"], description="data root override"),
+        "set": Param([], type="array", description="section.key=value overrides"),
+        "start_date": Param(None, type=["null", "string"], format="date"),
+        "end_date": Param(None, type=["null", "string"], format="date"),
+    },
+    default_args={"retries": 2, "retry_delay": timedelta(minutes=2)},
+    doc_md=__doc__,
+    tags=["gdelt", "events", "warehouse"],
+)
+def build_database():
+    @task
+    def days() -> list[str]:
+        from datetime import date
+
+        ctx = get_current_context()
+        params = ctx["params"]
+        if params["start_date"]:
+            first = date.fromisoformat(params["start_date"])
+            last = date.fromisoformat(params["end_date"] or params["start_date"])
+            return [(first + timedelta(d)).isoformat() for d in range((last - first).days + 1)]
+        events = ctx["triggering_asset_events"].get(BRONZE_DAY, [])
+        return sorted({event.extra["day"] for event in events})
+
+    @task
+    def normalize_day(day: str) -> dict:
+        from datetime import date
+
+        from pipeline.config import from_dag_params
+        from pipeline.events.normalize import normalize
+
+        cfg = from_dag_params(get_current_context()["params"])
+        summary = normalize(cfg, date.fromisoformat(day), date.fromisoformat(day))
+        print(summary.line())
+        return summary.to_dict()
+
+    @task(pool="warehouse_writer")
+    def update_warehouse(normalized: list[dict]) -> dict:
+        from pipeline.config import from_dag_params
+        from pipeline.warehouse.build import build_database as build
+
+        summary = build(from_dag_params(get_current_context()["params"]))
+        print(summary.line())
+        return summary.to_dict()
+
+    update_warehouse(normalize_day.expand(day=days()))
+
+
+build_database()

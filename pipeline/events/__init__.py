@@ -1,0 +1,1 @@
+"""Event normalization (MIRAI definitions): bronze rows to silver quads, every rule counted."""

@@ -1,0 +1,1 @@
+"""The DuckDB warehouse later stages read: rebuilt whole from silver Parquet."""
