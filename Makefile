@@ -20,10 +20,16 @@ $(VENV)/.dev: $(VENV)/.core
 	$(PIP) -e '.[dev,airflow]'
 	touch $@
 
+DEMO = --config configs/demo.yaml --data-root $(DEMO_ROOT)
+DEMO_DAY = --start-date 2025-08-07 --end-date 2025-08-07
+
 demo: $(VENV)/.core
 	$(BIN)/python -m pipeline.gdelt.mirror $(DEMO_ROOT)/mirror tests/fixtures/gdelt/20250807220000.*.CSV
-	$(BIN)/gdelt-forecast ingest --start 2025-08-07T21:45 --end 2025-08-07T23:45 \
-		--data-root $(DEMO_ROOT) --set gdelt.base_url=file://$(abspath $(DEMO_ROOT))/mirror
+	$(BIN)/gdelt-forecast ingest --start 2025-08-07T21:45 --end 2025-08-07T23:45 $(DEMO) \
+		--set gdelt.base_url=file://$(abspath $(DEMO_ROOT))/mirror
+	$(BIN)/gdelt-forecast normalize $(DEMO_DAY) $(DEMO)
+	$(BIN)/gdelt-forecast database $(DEMO)
+	$(BIN)/gdelt-forecast stats $(DEMO_DAY) $(DEMO) --top 5
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
@@ -34,6 +40,7 @@ test: lint
 
 bench: $(VENV)/.dev
 	$(BIN)/python bench/bench_ingest.py
+	$(BIN)/python bench/bench_normalize.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_ROOT) .pytest_cache .ruff_cache

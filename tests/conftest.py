@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from pipeline.config import Config, load_config
-from pipeline.gdelt import mirror
+from pipeline.gdelt import bronze, mirror
+from pipeline.gdelt.masterfile import SlotFile
+from pipeline.gdelt.parse import parse_bytes
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gdelt"
 SLOT = "20250807220000"
@@ -110,3 +112,20 @@ def make_config(tmp_path):
         )
 
     return make
+
+
+def write_bronze(data_root: Path, slot: str, table: str, data: bytes) -> None:
+    """Put CSV rows into bronze the way ingest does, without a mirror."""
+    name = f"{slot}.{table}.CSV.zip"
+    file = SlotFile(slot, "english", table, len(data), "", name, name)
+    parsed = parse_bytes(data, table, name)
+    bronze.write_slot(data_root / "bronze", file, parsed, "zstd", previous=())
+
+
+@pytest.fixture
+def real_day(tmp_path) -> Path:
+    """A data root whose bronze holds the real 2025-08-07 22:00 slot."""
+    root = tmp_path / "data"
+    write_bronze(root, SLOT, "export", EXPORT_CSV.read_bytes())
+    write_bronze(root, SLOT, "mentions", MENTIONS_CSV.read_bytes())
+    return root

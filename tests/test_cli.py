@@ -84,3 +84,39 @@ def test_unreachable_mirror_exits_1(tmp_path):
 def test_moments():
     assert parse_moment("2025-08-07", end=True).isoformat() == "2025-08-07T23:59:59"
     assert parse_moment("2025-08-07T22:00+02:00").isoformat() == "2025-08-07T20:00:00"
+
+
+def test_normalize_database_stats(real_day, capsys):
+    days = ["--start-date", "2025-08-07", "--end-date", "2025-08-07"]
+    root = ["--data-root", str(real_day), "--set", "events.min_daily_mentions=1"]
+    assert main(["normalize", *days, *root]) == 0
+    line = capsys.readouterr().out
+    assert line.startswith("normalize 2025-08-07..2025-08-07: 1 days, 909 records in")
+    assert main(["database", *root, "--json"]) == 0
+    built = json.loads(capsys.readouterr().out)
+    assert built["days"] == 1 and built["quads"] > 0
+    assert main(["stats", *days, *root, "--top", "2"]) == 0
+    report = capsys.readouterr().out
+    assert report.startswith("funnel 2025-08-07..2025-08-07")
+    assert "top relations" in report and "top country pairs" in report
+
+
+@pytest.mark.parametrize(
+    "args, code, message",
+    [
+        (["normalize", "--start-date", "2025-08-07", "--end-date", "2025-08-07"], 1,
+         "no bronze events for 2025-08-07: ingest them first"),
+        (["stats", "--start-date", "2025-08-07", "--end-date", "2025-08-07"], 1,
+         "no warehouse at"),
+        (["database"], 1, "no silver events"),
+        (["normalize", "--start-date", "2025-08-7x", "--end-date", "2025-08-07"], 2,
+         "is not a YYYY-MM-DD date"),
+        (["stats", "--start-date", "2025-08-08", "--end-date", "2025-08-07"], 2,
+         "in the wrong order"),
+    ],
+)  # fmt: skip
+def test_later_stages_fail_in_one_line(tmp_path, args, code, message):
+    result = run(*args, "--data-root", str(tmp_path))
+    assert result.returncode == code
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

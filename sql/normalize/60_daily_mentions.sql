@@ -16,7 +16,9 @@ sources AS (
     GROUP BY ALL
 ),
 num_mentions AS (
-    SELECT date, head, relation, tail, sum(NumMentions) AS n FROM rule_input GROUP BY ALL
+    SELECT date, head, relation, tail, CAST(sum(NumMentions) AS BIGINT) AS n
+    FROM rule_input
+    GROUP BY ALL
 ),
 counted AS (
     SELECT

@@ -1,41 +1,11 @@
 """The gdelt_ingest DAG: it parses cleanly and light, and a dag.test() run fills bronze."""
 
 import json
-import os
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 
 import pyarrow.parquet as pq
-import pytest
 
 from tests.conftest import SLOT
-
-REPO = Path(__file__).resolve().parents[2]
-DAGS = REPO / "dags"
-
-
-@pytest.fixture
-def airflow_env(tmp_path):
-    env = {
-        **os.environ,
-        "AIRFLOW_HOME": str(tmp_path / "airflow"),
-        "AIRFLOW__CORE__DAGS_FOLDER": str(DAGS),
-        "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
-        "PYTHONPATH": str(REPO),
-    }
-    return env
-
-
-def python(code: str, env: dict, timeout: int = 240) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+from tests.dags.conftest import python
 
 
 def test_dagbag_imports_without_errors_or_heavy_imports(airflow_env):
@@ -68,14 +38,6 @@ def test_dagbag_imports_without_errors_or_heavy_imports(airflow_env):
 def test_dag_test_run_ingests_its_interval_from_a_local_mirror(airflow_env, file_mirror, tmp_path):
     file_mirror.add_real_slot()
     data_root = tmp_path / "data"
-    migrate = subprocess.run(
-        [str(Path(sys.executable).with_name("airflow")), "db", "migrate"],
-        env=airflow_env,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
-    assert migrate.returncode == 0, migrate.stderr[-3000:]
     result = python(
         f"""
         from datetime import datetime, UTC
@@ -99,3 +61,24 @@ def test_dag_test_run_ingests_its_interval_from_a_local_mirror(airflow_env, file
         ("export", "downloaded", 909),
         ("mentions", "downloaded", 3366),
     ]
+
+
+def test_mark_day_waits_for_the_days_last_interval(airflow_env, file_mirror, tmp_path):
+    file_mirror.add_real_slot()
+    result = python(
+        f"""
+        from datetime import datetime, UTC
+        from airflow.dag_processing.dagbag import DagBag
+        dag = DagBag().dags["gdelt_ingest"]
+        run = dag.test(
+            logical_date=datetime(2025, 8, 7, 22, 15, tzinfo=UTC),
+            run_conf={{"data_root": {str(tmp_path / "data")!r},
+                       "set": ["gdelt.base_url={file_mirror.url}"]}},
+        )
+        states = {{ti.task_id: str(ti.state) for ti in run.get_task_instances()}}
+        print("STATES", states)
+        """,
+        airflow_env,
+    )
+    assert "'mark_day': 'skipped'" in result.stdout, (result.stdout + result.stderr)[-5000:]
+    assert "'to_bronze': 'success'" in result.stdout

@@ -1,0 +1,43 @@
+"""An Airflow home with a migrated SQLite database, shared by the DAG tests."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+AIRFLOW = str(Path(sys.executable).with_name("airflow"))
+
+
+@pytest.fixture(scope="session")
+def airflow_env(tmp_path_factory):
+    env = {
+        **os.environ,
+        "AIRFLOW_HOME": str(tmp_path_factory.mktemp("airflow")),
+        "AIRFLOW__CORE__DAGS_FOLDER": str(REPO / "dags"),
+        "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
+        "PYTHONPATH": str(REPO),
+    }
+    for command in (
+        ["db", "migrate"],
+        ["pools", "set", "warehouse_writer", "1", "one writer to warehouse.duckdb"],
+    ):
+        done = subprocess.run(
+            [AIRFLOW, *command], env=env, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+    return env
+
+
+def python(code: str, env: dict, timeout: int = 240) -> subprocess.CompletedProcess:
+    """Run code in a fresh interpreter, as Airflow's DAG processor and dag.test() would."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

@@ -1,0 +1,60 @@
+"""The build_database DAG: triggered by the ingest DAG's day asset, or by hand for a range."""
+
+import json
+
+import pyarrow.parquet as pq
+
+from tests.conftest import EXPORT_CSV, MENTIONS_CSV, SLOT, write_bronze
+from tests.dags.conftest import python
+
+
+def test_dag_parses_and_listens_to_the_ingest_asset(airflow_env):
+    result = python(
+        """
+        import json, sys
+        from airflow.dag_processing.dagbag import DagBag
+        bag = DagBag()
+        build, ingest = bag.dags["build_database"], bag.dags["gdelt_ingest"]
+        print(json.dumps({
+            "errors": {k: str(v) for k, v in bag.import_errors.items()},
+            "tasks": sorted(build.task_dict),
+            "pool": build.task_dict["update_warehouse"].pool,
+            "listens": str(build.timetable.asset_condition),
+            "emits": [a.name for a in ingest.task_dict["mark_day"].outlets],
+            "pipeline_loaded": sorted(m for m in sys.modules if m.startswith("pipeline")),
+        }))
+        """,
+        airflow_env,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    info = json.loads(result.stdout.strip().splitlines()[-1])
+    assert info["errors"] == {}
+    assert info["tasks"] == ["days", "normalize_day", "update_warehouse"]
+    assert info["pool"] == "warehouse_writer"
+    assert info["emits"] == ["gdelt_bronze_day"]
+    assert "name='gdelt_bronze_day'" in info["listens"]
+    assert info["pipeline_loaded"] == []
+
+
+def test_manual_run_normalizes_the_range_and_builds_the_warehouse(airflow_env, tmp_path):
+    data_root = tmp_path / "data"
+    write_bronze(data_root, SLOT, "export", EXPORT_CSV.read_bytes())
+    write_bronze(data_root, SLOT, "mentions", MENTIONS_CSV.read_bytes())
+    result = python(
+        f"""
+        from datetime import datetime, UTC
+        from airflow.dag_processing.dagbag import DagBag
+        dag = DagBag().dags["build_database"]
+        run = dag.test(
+            logical_date=datetime(2025, 8, 8, tzinfo=UTC),
+            run_conf={{"data_root": {str(data_root)!r}, "start_date": "2025-08-07",
+                       "end_date": "2025-08-07", "set": ["events.min_daily_mentions=1"]}},
+        )
+        print("STATE", run.state)
+        """,
+        airflow_env,
+    )
+    assert "STATE success" in result.stdout, (result.stdout + result.stderr)[-5000:]
+    silver = pq.read_table(data_root / "silver/events/date=2025-08-07/part-0.parquet")
+    assert silver.num_rows > 0
+    assert (data_root / "warehouse.duckdb").exists()
