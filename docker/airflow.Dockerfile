@@ -4,5 +4,7 @@ FROM apache/airflow:3.3.2-python3.11
 COPY --chown=airflow:root pyproject.toml README.md constraints.txt /opt/gdelt-forecast/
 COPY --chown=airflow:root pipeline /opt/gdelt-forecast/pipeline
 COPY --chown=airflow:root configs /opt/gdelt-forecast/configs
-RUN pip install --no-cache-dir -c /opt/gdelt-forecast/constraints.txt /opt/gdelt-forecast
+COPY --chown=airflow:root sql /opt/gdelt-forecast/sql
+# Editable, so the package finds sql/ and configs/ beside it as in a checkout.
+RUN pip install --no-cache-dir -c /opt/gdelt-forecast/constraints.txt -e /opt/gdelt-forecast
 ENV GDELT_FORECAST_CONFIG=/opt/gdelt-forecast/configs/default.yaml
