@@ -98,7 +98,7 @@ class EventsConfig(_Section):
 
 
 class DuckdbConfig(_Section):
-    memory_limit: str = Field("4GB", description="DuckDB memory limit; it spills to disk past it.")
+    memory_limit: str = Field("3GB", description="DuckDB memory limit; it spills to disk past it.")
     threads: int | None = Field(None, ge=1, description="DuckDB threads (default: all cores).")
 
 

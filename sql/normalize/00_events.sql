@@ -1,7 +1,7 @@
 -- The export rows of the days being normalized, narrowed to the columns the rules read.
 -- Input: bronze_events (bronze export rows of the days plus the URL look-back window).
 SELECT
-    filename,
+    file_index,
     file_row_number,
     GLOBALEVENTID,
     SQLDATE,

@@ -18,7 +18,8 @@ previous AS (
     FROM url_days
 )
 SELECT
-    r.*,
+    -- Later rules never read the URL (silver takes it from bronze): stop carrying it.
+    r.* EXCLUDE (SOURCEURL),
     CASE
         WHEN $enabled AND p.previous_date >= r.date - to_days(CAST($lookback_days AS INTEGER)) THEN
             'URL already published ' || date_diff('day', p.previous_date, r.date) || ' day(s) earlier'
