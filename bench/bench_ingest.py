@@ -28,14 +28,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import shutil
-import subprocess
 import sys
 import time
 import zipfile
 from datetime import datetime, timedelta
 from pathlib import Path
+
+from harness import in_fresh_process, print_with_peak_rss, verdict
 
 REPO = Path(__file__).resolve().parents[1]
 REAL = {t: REPO / f"tests/fixtures/gdelt/20250807220000.{t}.CSV" for t in ("export", "mentions")}
@@ -150,17 +150,12 @@ def work_floor(workdir: Path, days: int) -> dict:
 WORKERS = {"ingest": work_ingest, "pandas": work_pandas, "floor": work_floor}
 
 
-def measure(kind: str, workdir: Path, days: int) -> dict:
-    cmd = [sys.executable, __file__, "--worker", kind, "--workdir", str(workdir)]
-    proc = subprocess.run([*cmd, "--days", str(days)], capture_output=True, text=True)
-    if proc.returncode:
-        sys.exit(f"{kind} worker for {days} day(s) failed:\n{proc.stderr}")
-    return json.loads(proc.stdout.splitlines()[-1])
-
-
 def median_run(kind: str, workdir: Path, days: int, repeat: int) -> dict:
     """The run with the median time out of ``repeat`` fresh processes (1-day runs are short)."""
-    runs = sorted((measure(kind, workdir, days) for _ in range(repeat)), key=lambda r: r["seconds"])
+    runs = sorted(
+        (in_fresh_process(__file__, kind, workdir, days) for _ in range(repeat)),
+        key=lambda r: r["seconds"],
+    )
     return runs[len(runs) // 2]
 
 
@@ -169,7 +164,7 @@ def warm_cache(workdir: Path, days: int) -> None:
     if len(list((workdir / "data/raw/gdelt").rglob("*.zip"))) >= len(zips(workdir, days)):
         return
     print(f"warm-up: first ingest of {days} day(s) fills the raw cache", file=sys.stderr)
-    measure("ingest", workdir, days)
+    in_fresh_process(__file__, "ingest", workdir, days)
 
 
 # --- report ----------------------------------------------------------------------------------
@@ -207,10 +202,6 @@ def report(results: dict[tuple[str, int], dict], days: list[int]) -> bool:
     return ok
 
 
-def verdict(passed: bool) -> str:
-    return "PASS" if passed else "FAIL"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", default="1,7", help="comma-separated day counts (default 1,7)")
@@ -221,9 +212,7 @@ def main() -> int:
     days = sorted({int(d) for d in args.days.split(",")})
     if args.worker:
         result = WORKERS[args.worker](args.workdir, days[0])
-        # Linux reports ru_maxrss in KiB.
-        result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(json.dumps(result))
+        print_with_peak_rss(result)
         return 0
     args.workdir.mkdir(parents=True, exist_ok=True)
     build_mirror(args.workdir, days[-1])

@@ -35,14 +35,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta
 from pathlib import Path
+
+from harness import in_fresh_process, print_with_peak_rss, verdict
 
 REPO = Path(__file__).resolve().parents[1]
 REAL = {t: REPO / f"tests/fixtures/gdelt/20250807220000.{t}.CSV" for t in ("export", "mentions")}
@@ -145,14 +145,6 @@ def work(workdir: Path, days: int, run: str) -> dict:
     return {"seconds": time.perf_counter() - t0, "summary": summary.to_dict()}
 
 
-def measure(workdir: Path, days: int, run: str) -> dict:
-    cmd = [sys.executable, __file__, "--worker", run, "--workdir", str(workdir)]
-    proc = subprocess.run([*cmd, "--days", str(days)], capture_output=True, text=True)
-    if proc.returncode:
-        sys.exit(f"{run} run over {days} day(s) failed:\n{proc.stderr}")
-    return json.loads(proc.stdout.splitlines()[-1])
-
-
 # --- report ----------------------------------------------------------------------------------
 
 
@@ -186,10 +178,6 @@ def report(results: dict[tuple[str, int], dict], days: int, export_rows: int) ->
     return ok
 
 
-def verdict(passed: bool) -> str:
-    return "PASS" if passed else "FAIL"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=int, default=30, help="days from 2025-08-01 (default 30)")
@@ -198,9 +186,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.worker:
         result = work(args.workdir, args.days, args.worker)
-        # Linux reports ru_maxrss in KiB.
-        result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(json.dumps(result))
+        print_with_peak_rss(result)
         return 0
     args.workdir.mkdir(parents=True, exist_ok=True)
     rows = build_bronze(args.workdir, args.days)
@@ -212,7 +198,7 @@ def main() -> int:
     results = {}
     for run, d in plan:
         print(f"measuring {run}, {d} day(s)", file=sys.stderr)
-        results[run, d] = measure(args.workdir, d, run)
+        results[run, d] = in_fresh_process(__file__, run, args.workdir, d)
     return 0 if report(results, args.days, rows["export"]) else 1
 
 
