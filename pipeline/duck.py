@@ -41,6 +41,11 @@ def run(
     return con.execute(f"{prefix} {text}", {p: params[p] for p in used})
 
 
+def literal(path: Path) -> str:
+    """A path as a DuckDB string literal, for statements that take no parameters there."""
+    return "'" + str(path).replace("'", "''") + "'"
+
+
 def quoted_list(paths: Iterable[Path]) -> str:
     """Paths as a DuckDB list literal, for views over Parquet files (views take no parameters)."""
-    return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
+    return "[" + ", ".join(literal(p) for p in paths) + "]"

@@ -137,6 +137,7 @@ def _apply_rules(con, cfg: Config, first: date, last: date) -> None:
             enabled=enabled, **params,
         )  # fmt: skip
         duck.run(con, funnel, "INSERT INTO funnel", step=step, rule=rule, enabled=enabled, **params)
+        log.info("normalize %s..%s: rule %d/%d %s applied", first, last, step, len(RULES), rule)
         con.execute(
             "CREATE OR REPLACE TEMP TABLE stage AS "
             "SELECT * EXCLUDE (reason) FROM tagged WHERE reason IS NULL"
@@ -150,7 +151,7 @@ def _replace(con, query: str, params: dict, dest: Path) -> None:
     """COPY a query's result to ``dest`` through a temporary file, so readers never see half."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
-    con.execute(f"COPY ({query}) TO '{tmp}' (FORMAT parquet, COMPRESSION zstd)", params)
+    con.execute(f"COPY ({query}) TO {duck.literal(tmp)} (FORMAT parquet, COMPRESSION zstd)", params)
     os.replace(tmp, dest)
 
 
@@ -175,7 +176,7 @@ def normalize(cfg: Config, first: date, last: date) -> Summary:
             "SELECT rule, sum(removed), sum(rows_in) FROM funnel GROUP BY rule, step ORDER BY step"
         ).fetchall()
         kept, quads = con.execute("SELECT count(*), count(DISTINCT quad_id) FROM silver").fetchone()
-    summary = Summary(
+    return Summary(
         first_day=first.isoformat(),
         last_day=last.isoformat(),
         days=len(days),
@@ -185,4 +186,3 @@ def normalize(cfg: Config, first: date, last: date) -> Summary:
         removed={rule: int(n) for rule, n, _ in totals[1:]},
         seconds=time.monotonic() - t0,
     )
-    return summary

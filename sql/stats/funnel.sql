@@ -1,4 +1,5 @@
--- The funnel over a date range: each rule's rows in, out and removed, and its top reasons.
+-- The funnel over a date range: each rule's rows in, out and removed, and its top reasons
+-- (summed from each day's top list, so a reason rare on every day can be missing).
 WITH steps AS (
     SELECT step, rule, bool_and(enabled) AS enabled, sum(rows_in) AS rows_in,
         sum(rows_out) AS rows_out, sum(removed) AS removed
