@@ -145,17 +145,21 @@ def _classes(code: str) -> tuple[str, int]:
 
 
 def relation_rows() -> list[tuple[str, int, str, str, str, str, int, str]]:
+    """Every CAMEO code: MIRAI's names on levels 1 and 2 (its relation space), the official
+    text on level 3, which MIRAI drops as too noisy but a GDELT EventCode may carry."""
     mirai = dict(_read_tsv(SOURCES / "mirai_relations.tsv"))
-    official = {code: text for code, text in cameo_event_codes().items() if len(code) <= 3}
-    if diff := (official.keys() | MIRAI_ONLY) ^ mirai.keys():
+    official = cameo_event_codes()
+    short = {code for code in official if len(code) <= 3}
+    if diff := (short | MIRAI_ONLY) ^ mirai.keys():
         raise ValueError(f"MIRAI's relations and CAMEO.eventcodes.txt disagree on {diff}")
     rows = []
-    for code in sorted(mirai):
-        level = 1 if len(code) == 2 else 2
+    for code in sorted(official.keys() | MIRAI_ONLY):
+        level = len(code) - 1
         binary, quad = _classes(code)
-        parent = code[:2] if level == 2 else ""
+        parent = code[:level] if level > 1 else ""
+        name = mirai.get(code, official.get(code, ""))
         cameo_name = official.get(code, "")
-        rows.append((code, level, parent, mirai[code], cameo_name, binary, quad, QUAD_LABELS[quad]))
+        rows.append((code, level, parent, name, cameo_name, binary, quad, QUAD_LABELS[quad]))
     return rows
 
 

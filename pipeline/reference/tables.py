@@ -78,5 +78,6 @@ def cameo_countries() -> pa.Table:
 
 
 def relations() -> pa.Table:
-    """CAMEO first- and second-level relations with MIRAI's names and classes."""
+    """Every CAMEO event code (levels 1-3, plus 106 and MIRAI's 155, 176) with MIRAI's names
+    on levels 1-2, parent links, and MIRAI's binary and quad classes."""
     return _read("relations")

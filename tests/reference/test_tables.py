@@ -38,14 +38,16 @@ def test_loaders_keep_codes_as_strings_and_types_explicit():
     assert CAMEO_COUNTRIES["EUR"]["iso3"] is None
 
 
-def test_relations_cover_the_official_two_and_three_digit_codes_plus_106():
+def test_relations_cover_every_official_code_plus_106():
     lines = (SOURCES / "CAMEO.eventcodes.txt").read_text(encoding="utf-8").splitlines()[1:]
-    short = {code for code in (line.split("\t")[0] for line in lines) if len(code) <= 3}
-    assert (len(short), "106" in short) == (166, False)
-    assert short | {"106"} <= RELATIONS.keys()
+    official = {line.split("\t")[0] for line in lines}
+    assert (len(official), "106" in official) == (310, False)
+    assert official | {"106"} <= RELATIONS.keys()
     assert RELATIONS["106"]["name"] == "Demand meeting or negotiation"
     assert RELATIONS["106"]["cameo_name"] == "Demand withdrawal"
-    assert all(len(code) <= 3 for code in RELATIONS)
+    # The 1056 line the 106 text was fused onto keeps only its own text.
+    assert RELATIONS["1056"]["cameo_name"] == "Demand de-escalation of military engagement"
+    assert (RELATIONS["1056"]["level"], RELATIONS["1056"]["parent"]) == (3, "105")
 
 
 def test_044_mojibake_is_repaired():
@@ -57,18 +59,20 @@ def test_every_mirai_name_is_present():
     mirai = tsv("mirai_relations.tsv")
     assert sum(len(code) == 2 for code in mirai) == 20
     assert sum(len(code) == 3 for code in mirai) == 149
-    assert {code: row["name"] for code, row in RELATIONS.items()} == mirai
+    assert {code: row["name"] for code, row in RELATIONS.items() if row["level"] <= 2} == mirai
     assert RELATIONS["155"]["cameo_name"] is None  # MIRAI-only cyber code
 
 
 def test_levels_and_parents_are_consistent():
     for code, row in RELATIONS.items():
-        if len(code) == 2:
-            assert (row["level"], row["parent"]) == (1, None)
+        assert row["level"] == len(code) - 1
+        if row["level"] == 1:
+            assert row["parent"] is None
         else:
-            assert (row["level"], row["parent"]) == (2, code[:2])
-            assert RELATIONS[code[:2]]["level"] == 1
-    assert sum(row["level"] == 1 for row in RELATIONS.values()) == 20
+            assert row["parent"] == code[: row["level"]]
+            assert RELATIONS[row["parent"]]["level"] == row["level"] - 1
+    levels = [row["level"] for row in RELATIONS.values()]
+    assert (levels.count(1), levels.count(2), levels.count(3)) == (20, 149, 144)
 
 
 @pytest.mark.parametrize(
