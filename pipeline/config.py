@@ -97,6 +97,44 @@ class EventsConfig(_Section):
     top_reasons: int = Field(10, ge=1, description="Reasons kept per funnel row.")
 
 
+class ArticlesConfig(_Section):
+    user_agent: str = Field(
+        "gdelt-forecast/0.1 (research crawler for a forecasting benchmark; honours robots.txt)",
+        description="User-Agent of every article request; it names the project.",
+    )
+    concurrency: int = Field(32, ge=1, le=512, description="Requests in flight at once.")
+    per_host: int = Field(2, ge=1, le=32, description="Requests in flight per host.")
+    per_host_delay_s: float = Field(
+        1.0, ge=0, description="Pause between two requests to the same host."
+    )
+    connect_timeout_s: float = Field(10.0, gt=0, description="TCP connect timeout.")
+    read_timeout_s: float = Field(30.0, gt=0, description="Timeout between received bytes.")
+    max_redirects: int = Field(5, ge=0, le=20, description="Redirects followed per URL.")
+    max_bytes: int = Field(
+        5_000_000, ge=1024, description="Cap on a page body after decompression, in bytes."
+    )
+    retries: int = Field(
+        3, ge=0, description="Retries on connection errors, 429 and 5xx, with backoff."
+    )
+    backoff_s: float = Field(2.0, ge=0, description="Backoff factor between retries.")
+    max_retry_after_s: float = Field(
+        300.0, ge=0, description="Longest Retry-After honoured; longer ones end as retryable."
+    )
+    robots: bool = Field(True, description="Honour robots.txt.")
+    allow_hosts: list[str] = Field(
+        [],
+        description="Hosts fetched even though they resolve to loopback or private addresses "
+        "(for tests and local mirrors, e.g. 127.0.0.1).",
+    )
+    extract_timeout_s: float = Field(
+        30.0, gt=0, description="Time limit for extracting one document."
+    )
+    language: str = Field("en", description="Language kept (langdetect code).")
+    preset: Literal["mirai", "obelics"] = Field(
+        "mirai", description="OBELICS filter thresholds: MIRAI's or the OBELICS web config."
+    )
+
+
 class DuckdbConfig(_Section):
     memory_limit: str = Field("3GB", description="DuckDB memory limit; it spills to disk past it.")
     threads: int | None = Field(None, ge=1, description="DuckDB threads (default: all cores).")
@@ -108,6 +146,7 @@ class Config(_Section):
     download: DownloadConfig = DownloadConfig()
     ingest: IngestConfig = IngestConfig()
     events: EventsConfig = EventsConfig()
+    articles: ArticlesConfig = ArticlesConfig()
     duckdb: DuckdbConfig = DuckdbConfig()
 
 

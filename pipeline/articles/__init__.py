@@ -1,0 +1,1 @@
+"""News articles: polite fetching, trafilatura extraction, OBELICS cleaning."""
