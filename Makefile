@@ -41,6 +41,8 @@ test: lint
 bench: $(VENV)/.dev
 	$(BIN)/python bench/bench_ingest.py
 	$(BIN)/python bench/bench_normalize.py
+	$(BIN)/python bench/bench_fetch.py
+	$(BIN)/python bench/bench_extraction.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_ROOT) .pytest_cache .ruff_cache

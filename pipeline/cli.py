@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 from pipeline.config import Config, ConfigError, load_config
 from pipeline.errors import StageError
@@ -86,6 +87,29 @@ def build_parser() -> argparse.ArgumentParser:
         description="Rebuild <data_root>/warehouse.duckdb from silver Parquet.",
     )
     db.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    art = stages.add_parser("articles", help="news articles: fetch, process, explain")
+    actions = art.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    for name, help_text in [
+        ("fetch", "fetch the source pages of the days' quads (polite, resumable)"),
+        ("process", "extract, identify the language and OBELICS-clean the fetched pages"),
+    ]:
+        sub = actions.add_parser(name, parents=[common], help=help_text, description=help_text)
+        sub.add_argument("--start-date", required=True, type=_day, help="first day (UTC)")
+        sub.add_argument("--end-date", required=True, type=_day, help="last day (UTC)")
+        sub.add_argument("--json", action="store_true", help="print the summary as JSON")
+        if name == "process":
+            sub.add_argument(
+                "--warc", nargs="+", type=Path, help="read pages from these WARC files instead"
+            )
+    explain = actions.add_parser(
+        "explain",
+        parents=[common],
+        help="why a page is kept or dropped: extraction and every filter value, as JSON lines",
+        description="Print one JSON object per FILE (HTML, gzipped HTML or plain text).",
+    )
+    explain.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    explain.add_argument("--preset", choices=["obelics", "mirai"], help="default: the config's")
     return parser
 
 
@@ -143,7 +167,36 @@ def _stats(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
-STAGES = {"ingest": _ingest, "normalize": _normalize, "database": _database, "stats": _stats}
+def _articles(args: argparse.Namespace, cfg: Config) -> int:
+    if args.action == "explain":
+        from pipeline.articles.explain import explain
+
+        for line in explain(cfg, args.files, args.preset):
+            print(line, flush=True)
+        return 0
+    _ordered(args.start_date, args.end_date, "--start-date and --end-date")
+    if args.action == "fetch":
+        from pipeline.articles.sources import fetch_days
+
+        _print(args, fetch_days(cfg, args.start_date, args.end_date))
+    else:
+        from pipeline.articles.process import process
+
+        _print(args, process(cfg, args.start_date, args.end_date, args.warc))
+    return 0
+
+
+STAGES = {
+    "ingest": _ingest,
+    "normalize": _normalize,
+    "database": _database,
+    "stats": _stats,
+    "articles": _articles,
+}
+
+
+def _name(args: argparse.Namespace) -> str:
+    return f"{args.stage} {args.action}" if args.stage == "articles" else args.stage
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -161,10 +214,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return STAGES[args.stage](args, cfg)
     except UsageError as exc:
-        print(f"gdelt-forecast {args.stage}: error: {exc}", file=sys.stderr)
+        print(f"gdelt-forecast {_name(args)}: error: {exc}", file=sys.stderr)
         return 2
     except StageError as exc:
-        print(f"gdelt-forecast {args.stage}: {exc}", file=sys.stderr)
+        print(f"gdelt-forecast {_name(args)}: {exc}", file=sys.stderr)
         return 1
 
 

@@ -129,6 +129,9 @@ class ArticlesConfig(_Section):
     extract_timeout_s: float = Field(
         30.0, gt=0, description="Time limit for extracting one document."
     )
+    workers: int = Field(
+        2, ge=1, le=64, description="Pages extracted and cleaned at once (one process each)."
+    )
     language: str = Field("en", description="Language kept (langdetect code).")
     preset: Literal["mirai", "obelics"] = Field(
         "mirai", description="OBELICS filter thresholds: MIRAI's or the OBELICS web config."

@@ -16,6 +16,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from pipeline import duck
+from pipeline.articles.schema import DOCS
 from pipeline.config import Config
 from pipeline.errors import StageError
 from pipeline.reference import tables
@@ -31,12 +32,13 @@ class Summary:
     events: int
     quads: int
     quad_urls: int
+    news: int
     seconds: float
 
     def line(self) -> str:
         return (
             f"database: {self.days} days, {self.events:,} events, {self.quads:,} quads, "
-            f"{self.quad_urls:,} quad URLs ({self.seconds:.1f} s)"
+            f"{self.quad_urls:,} quad URLs, {self.news:,} news documents ({self.seconds:.1f} s)"
         )
 
     def to_dict(self) -> dict:
@@ -64,8 +66,15 @@ def build_database(cfg: Config) -> Summary:
             read = "SELECT * FROM read_parquet({}, hive_partitioning = false)"
             con.execute(f"CREATE TABLE events AS {read.format(duck.quoted_list(events))}")
             con.execute(f"CREATE TABLE funnel AS {read.format(duck.quoted_list(funnel))}")
-            duck.run(con, "warehouse/quads.sql", "CREATE TABLE quads AS")
             duck.run(con, "warehouse/quad_urls.sql", "CREATE TABLE quad_urls AS")
+            docs = sorted((cfg.data_root / "articles" / "docs").glob("date=*/part-0.parquet"))
+            if docs:
+                con.execute(f"CREATE VIEW article_docs AS {read.format(duck.quoted_list(docs))}")
+            else:
+                con.register("article_docs", DOCS.empty_table())
+            duck.run(con, "warehouse/news.sql", "CREATE TABLE news AS")
+            duck.run(con, "warehouse/quad_docs.sql", "CREATE TABLE quad_docs AS")
+            duck.run(con, "warehouse/quads.sql", "CREATE TABLE quads AS")
             for name, load in [
                 ("countries", tables.countries),
                 ("cameo_countries", tables.cameo_countries),
@@ -76,8 +85,9 @@ def build_database(cfg: Config) -> Summary:
                 con.unregister(f"{name}_arrow")
             counts = [
                 con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                for t in ("events", "quads", "quad_urls")
+                for t in ("events", "quads", "quad_urls", "news")
             ]
+            con.execute("DROP VIEW IF EXISTS article_docs")
         os.replace(tmp, dest)
     return Summary(len(events), *counts, seconds=time.monotonic() - t0)
 

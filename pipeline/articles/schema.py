@@ -1,0 +1,44 @@
+"""Columns of the article stage's outputs (kept light: the warehouse reads them too)."""
+
+import pyarrow as pa
+
+# The OBELICS filter values, by the names `articles explain` prints (obelics.FILTERS).
+FILTERS = (
+    "words",
+    "char_repetition",
+    "word_repetition",
+    "special_characters",
+    "stopwords",
+    "flagged_words",
+    "punctuation",
+    "lang",
+    "lang_score",
+)
+VALUES = [(name, pa.string() if name == "lang" else pa.float64()) for name in FILTERS]
+DOCS = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("url", pa.string()),
+        ("url_md5", pa.string()),
+        ("date", pa.date32()),
+        ("title", pa.string()),
+        ("text", pa.string()),
+        ("abstract", pa.string()),
+        ("published", pa.string()),
+        ("preset", pa.string()),
+        *VALUES,
+    ]
+)
+EXCLUSIONS = pa.schema(
+    [
+        ("url", pa.string()),
+        ("date", pa.date32()),
+        ("level", pa.string()),  # "document" or "paragraph"
+        ("paragraph", pa.int32()),  # index among the extracted paragraphs; null for documents
+        ("text", pa.string()),
+        ("filter", pa.string()),  # the filter (or stage: fetch, extraction) that removed it
+        ("value", pa.string()),
+        ("reason", pa.string()),
+        ("preset", pa.string()),
+    ]
+)

@@ -1,0 +1,61 @@
+"""Real pages (three news articles, the non-English and thin pages of the HTML fixtures)
+mapped onto source URLs of the real GDELT slot, in a WARC as any web archive holds them."""
+
+import gzip
+import io
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+from pipeline.config import load_config
+from pipeline.events.normalize import normalize
+from pipeline.warehouse.build import build_database, open_read_only
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+ARTICLES = FIXTURES / "articles"
+HTML = FIXTURES / "html"
+DAY = date(2025, 8, 7)
+
+
+def article_pages() -> dict[str, tuple[bytes, str]]:
+    """id -> (HTML bytes, first line of the true article body)."""
+    truth = json.loads((ARTICLES / "ground-truth.json").read_text())
+    return {
+        key: (gzip.decompress((ARTICLES / f"{key}.html.gz").read_bytes()),
+              value["articleBody"].split("\n")[0])
+        for key, value in truth.items()
+    }  # fmt: skip
+
+
+def write_warc(path: Path, pages: dict[str, bytes]) -> Path:
+    with path.open("wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        for url, body in pages.items():
+            headers = StatusAndHeaders(
+                "200 OK", [("Content-Type", "text/html; charset=utf-8")], protocol="HTTP/1.1"
+            )
+            record = writer.create_warc_record(
+                url, "response", payload=io.BytesIO(body), http_headers=headers
+            )
+            writer.write_record(record)
+    return path
+
+
+@pytest.fixture
+def database(real_day):
+    """The real slot normalized (quads with at least one daily mention) into a warehouse."""
+    cfg = load_config(None, ["events.min_daily_mentions=1"], real_day)
+    normalize(cfg, DAY, DAY)
+    build_database(cfg)
+    return cfg
+
+
+def quad_urls(cfg) -> list[str]:
+    with open_read_only(cfg) as con:
+        return [
+            u for (u,) in con.execute("SELECT DISTINCT url FROM quad_urls ORDER BY url").fetchall()
+        ]

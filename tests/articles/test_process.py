@@ -1,0 +1,124 @@
+"""The article stage end to end on real pages: kept articles, excluded pages with their
+reasons, every source URL accounted for, duplicates collapsed, and the warehouse tables."""
+
+import hashlib
+import json
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.articles.process import ArticlesError, doc_id, mirai_abstract, process
+from pipeline.cli import main
+from pipeline.config import load_config
+from pipeline.warehouse.build import build_database, open_read_only
+from tests.articles.conftest import DAY, HTML, article_pages, quad_urls, write_warc
+
+
+def docs(cfg):
+    return pq.read_table(cfg.data_root / "articles/docs/date=2025-08-07/part-0.parquet")
+
+
+def exclusions(cfg):
+    path = cfg.data_root / "articles/exclusions/date=2025-08-07/part-0.parquet"
+    return pq.read_table(path).to_pylist()
+
+
+@pytest.fixture
+def archive(database, tmp_path):
+    """Articles on the first three source URLs, German and French pages on the next two."""
+    urls = quad_urls(database)
+    articles = article_pages()
+    pages = {url: body for url, (body, _) in zip(urls, articles.values(), strict=False)}
+    pages[urls[3]] = (HTML / "2.html").read_bytes()  # non-English (de)
+    pages[urls[4]] = (HTML / "4.html").read_bytes()  # thin, client-side rendered (fr)
+    firsts = {url: first for url, (_, first) in zip(urls, articles.values(), strict=False)}
+    return write_warc(tmp_path / "pages.warc.gz", pages), urls, firsts
+
+
+def test_articles_kept_pages_excluded_every_url_accounted_for(database, archive):
+    warc, urls, firsts = archive
+    summary = process(database, DAY, DAY, [warc])
+    assert (summary.urls, summary.pages, summary.kept, summary.documents) == (len(urls), 5, 3, 3)
+    assert summary.removed == {"lang": 2, "fetch": len(urls) - 5}
+
+    kept = {row["url"]: row for row in docs(database).to_pylist()}
+    assert set(kept) == set(urls[:3])
+    for url, row in kept.items():
+        assert firsts[url][:60] in row["text"]
+        assert row["doc_id"] == doc_id(row["text"])
+        assert row["url_md5"] == hashlib.md5(url.encode()).hexdigest()
+        assert row["abstract"] == mirai_abstract(row["title"], row["text"])
+        assert row["lang"] == "en" and row["lang_score"] >= 0.8 and row["words"] >= 10
+        assert row["preset"] == "mirai-v1"
+
+    removed = {e["url"]: e for e in exclusions(database) if e["level"] == "document"}
+    assert removed[urls[3]]["reason"] == "lang de != en"
+    assert removed[urls[4]]["reason"] == "lang fr != en"
+    assert removed[urls[3]]["filter"] == "lang" and removed[urls[3]]["value"] == "de"
+    assert removed[urls[5]]["reason"] == "no page: not fetched"
+    assert set(kept) | set(removed) == set(urls) and not set(kept) & set(removed)
+
+
+def test_obelics_preset_removes_paragraphs_and_records_them(database, archive):
+    warc, urls, _ = archive
+    cfg = load_config(None, ["events.min_daily_mentions=1", "articles.preset=obelics"],
+                      database.data_root)  # fmt: skip
+    summary = process(cfg, DAY, DAY, [warc])
+    assert summary.removed["no paragraph kept"] == 2
+    paragraphs = [e for e in exclusions(cfg) if e["level"] == "paragraph"]
+    german = [e for e in paragraphs if e["url"] == urls[3]]
+    assert german and all(e["preset"] == "obelics-v1" for e in german)
+    assert "stopwords" in {e["filter"] for e in german}  # English stop words, German text
+    for e in german:
+        assert e["text"] and e["reason"].startswith(f"{e['filter']} ")
+        assert e["value"] is not None
+
+
+def test_rerun_is_identical_and_duplicates_collapse_in_the_warehouse(database, archive, tmp_path):
+    warc, urls, _ = archive
+    process(database, DAY, DAY, [warc])
+    first = (database.data_root / "articles/docs/date=2025-08-07/part-0.parquet").read_bytes()
+    process(database, DAY, DAY, [warc])
+    assert (
+        database.data_root / "articles/docs/date=2025-08-07/part-0.parquet"
+    ).read_bytes() == first
+
+    body, _ = next(iter(article_pages().values()))
+    twice = write_warc(tmp_path / "twice.warc.gz", {urls[0]: body, urls[6]: body})
+    process(database, DAY, DAY, [twice])
+    rows = docs(database).to_pylist()
+    assert len(rows) == 2 and rows[0]["doc_id"] == rows[1]["doc_id"]
+    summary = build_database(database)
+    assert summary.news == 1
+    with open_read_only(database) as con:
+        linked = con.execute("SELECT count(DISTINCT quad_id) FROM quad_docs").fetchone()[0]
+        quads_of_urls = con.execute(
+            "SELECT count(DISTINCT quad_id) FROM quad_urls WHERE url IN (?, ?)", [urls[0], urls[6]]
+        ).fetchone()[0]
+        assert linked == quads_of_urls
+        n_docs = con.execute("SELECT sum(n_docs), max(n_docs) FROM quads").fetchone()
+        assert n_docs == (quads_of_urls, 1)
+
+
+def test_process_needs_pages(database):
+    with pytest.raises(ArticlesError, match="no pages under"):
+        process(database, DAY, DAY)
+
+
+def test_explain_prints_every_filter_value(capsys):
+    assert main(["articles", "explain", str(HTML / "5.html"), str(HTML / "2.html")]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    english, german = lines
+    assert english["kept"] is True and english["reason"] is None
+    assert english["title"].startswith("Colder Temperatures Forecast")
+    names = ["words", "char_repetition", "word_repetition", "special_characters", "stopwords",
+             "flagged_words", "punctuation", "lang", "lang_score"]  # fmt: skip
+    assert set(names) <= set(english["document"])
+    assert all(set(names[:7]) <= set(p) and "kept" in p for p in english["paragraphs"])
+    assert (german["kept"], german["reason"], german["document"]["lang"]) == (
+        False, "lang de != en", "de",
+    )  # fmt: skip
+    assert main(["articles", "explain", str(HTML / "2.html"), "--preset", "obelics"]) == 0
+    obelics = json.loads(capsys.readouterr().out)
+    assert obelics["reason"] == "no paragraph kept"
+    assert all(not p["kept"] for p in obelics["paragraphs"])
