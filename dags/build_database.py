@@ -11,6 +11,11 @@ Runs on each `gdelt_bronze_day` asset event (one per complete day of bronze, fro
   database`. It runs in the pool `warehouse_writer`, which must have one slot
   (`airflow pools set warehouse_writer 1 "one writer to warehouse.duckdb"`), so only one
   task writes the warehouse at a time.
+* **fetch_day** (mapped) fetches the source pages of the day's quads, like `gdelt-forecast
+  articles fetch`, in the pool `article_fetch` (one slot: each task already keeps
+  `articles.concurrency` connections open, so a backfill cannot open thousands).
+* **process_day** (mapped) extracts and cleans them, like `gdelt-forecast articles
+  process`, and **add_news** rebuilds the warehouse again with the new documents.
 
 Params `config`, `data_root` and `set` are as on the command line.
 """
@@ -55,28 +60,48 @@ def build_database():
         events = ctx["triggering_asset_events"].get(BRONZE_DAY, [])
         return sorted({event.extra["day"] for event in events})
 
+    def _cfg():
+        from pipeline.config import from_dag_params
+
+        return from_dag_params(get_current_context()["params"])
+
     @task
-    def normalize_day(day: str) -> dict:
+    def normalize_day(day: str) -> str:
         from datetime import date
 
-        from pipeline.config import from_dag_params
         from pipeline.events.normalize import normalize
 
-        cfg = from_dag_params(get_current_context()["params"])
-        summary = normalize(cfg, date.fromisoformat(day), date.fromisoformat(day))
-        print(summary.line())
-        return summary.to_dict()
+        print(normalize(_cfg(), date.fromisoformat(day), date.fromisoformat(day)).line())
+        return day
 
     @task(pool="warehouse_writer")
-    def update_warehouse(normalized: list[dict]) -> dict:
-        from pipeline.config import from_dag_params
+    def update_warehouse(days: list[str]) -> list[str]:
         from pipeline.warehouse.build import build_database as build
 
-        summary = build(from_dag_params(get_current_context()["params"]))
-        print(summary.line())
-        return summary.to_dict()
+        print(build(_cfg()).line())
+        return sorted(days)
 
-    update_warehouse(normalize_day.expand(day=days()))
+    @task(pool="article_fetch")
+    def fetch_day(day: str) -> str:
+        from datetime import date
+
+        from pipeline.articles.sources import fetch_days
+
+        print(fetch_days(_cfg(), date.fromisoformat(day), date.fromisoformat(day)).line())
+        return day
+
+    @task
+    def process_day(day: str) -> str:
+        from datetime import date
+
+        from pipeline.articles.process import process
+
+        print(process(_cfg(), date.fromisoformat(day), date.fromisoformat(day)).line())
+        return day
+
+    events = update_warehouse(normalize_day.expand(day=days()))
+    processed = process_day.expand(day=fetch_day.expand(day=events))
+    update_warehouse.override(task_id="add_news")(processed)
 
 
 build_database()

@@ -109,6 +109,12 @@ class ArticlesConfig(_Section):
     )
     connect_timeout_s: float = Field(10.0, gt=0, description="TCP connect timeout.")
     read_timeout_s: float = Field(30.0, gt=0, description="Timeout between received bytes.")
+    page_timeout_s: float = Field(
+        120.0,
+        gt=0,
+        description="Cap on one response from request to last byte (a server "
+        "trickling bytes would otherwise hold a slot for hours).",
+    )
     max_redirects: int = Field(5, ge=0, le=20, description="Redirects followed per URL.")
     max_bytes: int = Field(
         5_000_000, ge=1024, description="Cap on a page body after decompression, in bytes."
@@ -125,6 +131,11 @@ class ArticlesConfig(_Section):
         [],
         description="Hosts fetched even though they resolve to loopback or private addresses "
         "(for tests and local mirrors, e.g. 127.0.0.1).",
+    )
+    archives: list[Path] = Field(
+        [],
+        description="WARC files to take pages from instead of the live web: when set, "
+        "`articles fetch` fetches nothing and `articles process` reads these.",
     )
     extract_timeout_s: float = Field(
         30.0, gt=0, description="Time limit for extracting one document."

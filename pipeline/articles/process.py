@@ -165,10 +165,11 @@ def process(cfg: Config, first: date, last: date, warcs: list[Path] | None = Non
     """Turn the fetched pages of the days' source URLs into documents and exclusions."""
     t0 = time.monotonic()
     wanted = urls_for_days(cfg, first, last)
-    sources = list(warcs or sorted((articles_root(cfg.data_root) / "pages").rglob("*.warc.gz")))
+    stored = articles_root(cfg.data_root) / "pages"
+    sources = list(warcs or cfg.articles.archives or sorted(stored.rglob("*.warc.gz")))
     if not sources:
         raise ArticlesError(
-            f"no pages under {articles_root(cfg.data_root) / 'pages'}: run "
+            f"no pages under {stored}: run "
             "`gdelt-forecast articles fetch`, or pass --warc"
         )
     preset = preset_for(cfg)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import date
 
 from pipeline.config import Config
 from pipeline.warehouse.build import open_read_only
+
+log = logging.getLogger(__name__)
 
 
 def urls_for_days(cfg: Config, first: date, last: date) -> dict[str, date]:
@@ -21,7 +24,13 @@ def urls_for_days(cfg: Config, first: date, last: date) -> dict[str, date]:
 
 
 def fetch_days(cfg: Config, first: date, last: date):
-    """``gdelt-forecast articles fetch``: fetch the source pages of the days' quads."""
-    from pipeline.articles.fetch import fetch_urls
+    """``gdelt-forecast articles fetch``: fetch the source pages of the days' quads, unless
+    the pages come from web archives (``articles.archives``)."""
+    from pipeline.articles.fetch import FetchSummary, fetch_urls
 
-    return fetch_urls(cfg, urls_for_days(cfg, first, last))
+    urls = urls_for_days(cfg, first, last)
+    if cfg.articles.archives:
+        log.info("articles.archives is set: nothing fetched, pages come from %s",
+                 ", ".join(map(str, cfg.articles.archives)))  # fmt: skip
+        return FetchSummary(urls=len(urls), skipped=len(urls))
+    return fetch_urls(cfg, urls)

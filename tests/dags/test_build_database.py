@@ -4,6 +4,10 @@ import json
 
 import pyarrow.parquet as pq
 
+from pipeline.config import load_config
+from pipeline.events.normalize import normalize
+from pipeline.warehouse.build import build_database, open_read_only
+from tests.articles.conftest import DAY, HTML, quad_urls, write_warc
 from tests.conftest import EXPORT_CSV, MENTIONS_CSV, SLOT, write_bronze
 from tests.dags.conftest import python
 
@@ -18,7 +22,8 @@ def test_dag_parses_and_listens_to_the_ingest_asset(airflow_env):
         print(json.dumps({
             "errors": {k: str(v) for k, v in bag.import_errors.items()},
             "tasks": sorted(build.task_dict),
-            "pool": build.task_dict["update_warehouse"].pool,
+            "pools": sorted(build.task_dict[t].pool
+                            for t in ("update_warehouse", "add_news", "fetch_day")),
             "listens": str(build.timetable.asset_condition),
             "emits": [a.name for a in ingest.task_dict["mark_day"].outlets],
             "pipeline_loaded": sorted(m for m in sys.modules if m.startswith("pipeline")),
@@ -29,17 +34,28 @@ def test_dag_parses_and_listens_to_the_ingest_asset(airflow_env):
     assert result.returncode == 0, result.stderr[-3000:]
     info = json.loads(result.stdout.strip().splitlines()[-1])
     assert info["errors"] == {}
-    assert info["tasks"] == ["days", "normalize_day", "update_warehouse"]
-    assert info["pool"] == "warehouse_writer"
+    assert info["tasks"] == [
+        "add_news", "days", "fetch_day", "normalize_day", "process_day", "update_warehouse"
+    ]  # fmt: skip
+    assert info["pools"] == ["article_fetch", "warehouse_writer", "warehouse_writer"]
     assert info["emits"] == ["gdelt_bronze_day"]
     assert "name='gdelt_bronze_day'" in info["listens"]
     assert info["pipeline_loaded"] == []
 
 
-def test_manual_run_normalizes_the_range_and_builds_the_warehouse(airflow_env, tmp_path):
+def test_manual_run_builds_events_and_news_from_an_archive(airflow_env, tmp_path):
     data_root = tmp_path / "data"
     write_bronze(data_root, SLOT, "export", EXPORT_CSV.read_bytes())
     write_bronze(data_root, SLOT, "mentions", MENTIONS_CSV.read_bytes())
+    overrides = ["events.min_daily_mentions=1"]
+    cfg = load_config(None, overrides, data_root)
+    normalize(cfg, DAY, DAY)
+    build_database(cfg)  # only to learn the day's source URLs for the archive
+    url = quad_urls(cfg)[0]
+    body = (HTML / "5.html").read_bytes()
+    warc = write_warc(tmp_path / "pages.warc.gz", {url: body})
+    (data_root / "warehouse.duckdb").unlink()
+    overrides.append(f"articles.archives=[{warc}]")
     result = python(
         f"""
         from datetime import datetime, UTC
@@ -48,7 +64,7 @@ def test_manual_run_normalizes_the_range_and_builds_the_warehouse(airflow_env, t
         run = dag.test(
             logical_date=datetime(2025, 8, 8, tzinfo=UTC),
             run_conf={{"data_root": {str(data_root)!r}, "start_date": "2025-08-07",
-                       "end_date": "2025-08-07", "set": ["events.min_daily_mentions=1"]}},
+                       "end_date": "2025-08-07", "set": {overrides!r}}},
         )
         print("STATE", run.state)
         """,
@@ -57,4 +73,6 @@ def test_manual_run_normalizes_the_range_and_builds_the_warehouse(airflow_env, t
     assert "STATE success" in result.stdout, (result.stdout + result.stderr)[-5000:]
     silver = pq.read_table(data_root / "silver/events/date=2025-08-07/part-0.parquet")
     assert silver.num_rows > 0
-    assert (data_root / "warehouse.duckdb").exists()
+    with open_read_only(cfg) as con:
+        assert con.execute("SELECT url FROM news").fetchall() == [(url,)]
+        assert con.execute("SELECT max(n_docs) FROM quads").fetchone() == (1,)
