@@ -22,12 +22,18 @@ $(VENV)/.dev: $(VENV)/.core
 
 DEMO = --config configs/demo.yaml --data-root $(DEMO_ROOT)
 DEMO_DAY = --start-date 2025-08-07 --end-date 2025-08-07
+# Offline, the article stage reads the sample pages from a web archive, not the live web.
+DEMO_PAGES = --set articles.archives=[$(DEMO_ROOT)/pages.warc.gz]
 
 demo: $(VENV)/.core
 	$(BIN)/python -m pipeline.gdelt.mirror $(DEMO_ROOT)/mirror tests/fixtures/gdelt/20250807220000.*.CSV
 	$(BIN)/gdelt-forecast ingest --start 2025-08-07T21:45 --end 2025-08-07T23:45 $(DEMO) \
 		--set gdelt.base_url=file://$(abspath $(DEMO_ROOT))/mirror
 	$(BIN)/gdelt-forecast normalize $(DEMO_DAY) $(DEMO)
+	$(BIN)/gdelt-forecast database $(DEMO)
+	$(BIN)/python demo/sample_pages.py $(DEMO) --day 2025-08-07 --out $(DEMO_ROOT)/pages.warc.gz
+	$(BIN)/gdelt-forecast articles fetch $(DEMO_DAY) $(DEMO) $(DEMO_PAGES)
+	$(BIN)/gdelt-forecast articles process $(DEMO_DAY) $(DEMO) $(DEMO_PAGES)
 	$(BIN)/gdelt-forecast database $(DEMO)
 	$(BIN)/gdelt-forecast stats $(DEMO_DAY) $(DEMO) --top 5
 
@@ -43,6 +49,7 @@ bench: $(VENV)/.dev
 	$(BIN)/python bench/bench_normalize.py
 	$(BIN)/python bench/bench_fetch.py
 	$(BIN)/python bench/bench_extraction.py
+	$(BIN)/python bench/bench_process.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_ROOT) .pytest_cache .ruff_cache

@@ -1,67 +1,44 @@
-"""Fetch article pages politely and safely into WARC files, with a resumable ledger.
+"""Fetch article pages politely and safely: scheduling, per-host limits and retries.
 
-Under ``<data_root>/articles/``:
+``fetch_urls`` fetches each URL not yet settled in the fetch ledger on a thread pool, within
+a global limit (``articles.concurrency``), a per-host one (``per_host`` requests at once,
+``per_host_delay_s`` between two) and robots.txt (``robots``). Every redirect hop is checked
+like the first URL (``safety``); a body is read within ``max_bytes`` and ``page_timeout_s``.
+Connection errors, 429 and 5xx are retried with backoff or after the server's Retry-After;
+once the retries are spent the URL ends ``retryable`` and a re-run tries it again.
 
-- ``pages/<run>-<n>.warc.gz``: WARC 1.1, one gzip member per record: a warcinfo record, then
-  a response and a request record per fetched page. The response payload is the decoded
-  body (Content-Encoding and Transfer-Encoding removed from its headers, Content-Length
-  set to the decoded size), so any WARC reader sees the bytes the ledger's sha256 names.
-  The response carries ``GDELT-Forecast-Source-URI``: the URL asked for, before redirects.
-  A file being written is named ``.<run>-<n>.warc.gz.open`` and renamed once closed.
-- ``fetch_journal/<run>.jsonl``: one JSON line per URL of a running (or crashed) run, written
-  as soon as the URL is settled; ``<run>.lock`` is held by the running process (the OS
-  releases it if the process dies).
-- ``fetch_ledger.parquet``: one row per URL with its latest outcome (``LEDGER_SCHEMA``);
-  ``attempts`` adds up the attempts of every run. One row per URL rather than per attempt
-  because the ledger answers "what became of this URL" for re-runs and the processing
-  stage; a retry's intermediate answers are logged at debug level.
-
-Resume rule. A URL is settled once its journal line is written; a fetched page's WARC record
-is written and flushed before that line. Every run starts (and ends) by folding the
-journals of runs that are no longer running into the ledger: an unfinished WARC is cut
-after its last complete gzip member and given its final name; a journal row whose record
-lies past the cut is dropped (its URL is fetched again); a response record with no journal
-row (the process died between the two writes) is added to the ledger as fetched, so it is
-not fetched again. A run fetches the URLs that are not in the ledger or are ``retryable``;
-an interrupted run still records what its requests in flight return.
+HTML pages go to the run's WARC files (``warc``) and every outcome to the run's journal,
+folded into the fetch ledger when the run ends, or by the next run if it died (``ledger``,
+which also tells how an interrupted run is resumed).
 """
 
 from __future__ import annotations
 
 import hashlib
 import heapq
-import io
 import itertools
-import json
 import logging
 import math
-import os
 import queue
 import secrets
 import time
-import zlib
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from pathlib import Path
 from urllib.parse import urljoin
 
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 import urllib3
-from filelock import FileLock, Timeout
-from warcio.archiveiterator import ArchiveIterator
-from warcio.recordbuilder import RecordBuilder
-from warcio.recordloader import ArcWarcRecord
-from warcio.statusandheaders import StatusAndHeaders
-from warcio.timeutils import datetime_to_iso_date, iso_date_to_datetime
-from warcio.warcwriter import WARCWriter
 
-from pipeline import __version__
+from pipeline.articles.ledger import (
+    STATUSES,
+    Journal,
+    journal_dir,
+    settle_finished_runs,
+    settled_urls,
+)
 from pipeline.articles.robots import Robots, RobotsUnreachable
 from pipeline.articles.safety import (
     PinnedClient,
@@ -76,61 +53,15 @@ from pipeline.articles.safety import (
     resolve_and_check,
     split_url,
 )
+from pipeline.articles.warc import RunWarcs, response_records
 from pipeline.config import ArticlesConfig, Config
-from pipeline.parquet_io import write_parquet
 from pipeline.progress import progress
 
 log = logging.getLogger(__name__)
 
-STATUSES = (
-    "fetched",  # an HTML page, stored
-    "not_found",  # HTTP 404 or 410
-    "refused",  # not http(s), or a host that resolves to a non-public address
-    "robots",  # robots.txt disallows it
-    "too_large",  # body over articles.max_bytes once decompressed
-    "not_html",  # a Content-Type other than text/html or application/xhtml+xml
-    "failed",  # will not heal: other 4xx, too many redirects, bad TLS, corrupt encoding
-    "retryable",  # retries spent on errors, 429 or 5xx; a re-run tries again
-)
-RETRY_STATUSES = frozenset({"retryable"})
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
-SOURCE_HEADER = "GDELT-Forecast-Source-URI"
-WARC_MAX_BYTES = 1 << 30  # the customary WARC file size
-# Limit on one response from request to last byte. Meant to become a config field
-# (articles.page_timeout_s); read_timeout_s bounds only the gap between two reads.
-PAGE_TIMEOUT_S = 120.0
 _RETRY = "retry"  # an attempt that may be retried; settled as "retryable" once retries run out
-_DROPPED_HEADERS = frozenset({"content-encoding", "transfer-encoding", "content-length"})
-
-LEDGER_SCHEMA = pa.schema(
-    [
-        ("url", pa.string()),
-        ("final_url", pa.string()),
-        ("status", pa.string()),
-        ("http_status", pa.int32()),
-        ("error", pa.string()),
-        ("content_type", pa.string()),
-        ("bytes", pa.int64()),
-        ("sha256", pa.string()),
-        ("fetched_at", pa.timestamp("us", tz="UTC")),
-        ("attempts", pa.int32()),
-        ("warc_file", pa.string()),  # relative to data_root
-        ("warc_offset", pa.int64()),  # of the response record, for direct access
-    ]
-)
-
-
-@dataclass(frozen=True)
-class Page:
-    """One HTTP response from a WARC file."""
-
-    url: str  # the URL asked for (before redirects, when the WARC says so)
-    final_url: str
-    fetched_at: datetime
-    http_status: int
-    content_type: str
-    body: bytes
 
 
 @dataclass
@@ -160,32 +91,6 @@ class FetchSummary:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-def articles_root(data_root: Path) -> Path:
-    return Path(data_root) / "articles"
-
-
-def ledger_path(data_root: Path) -> Path:
-    return articles_root(data_root) / "fetch_ledger.parquet"
-
-
-def read_ledger(data_root: Path) -> dict[str, dict]:
-    """The ledger's rows by URL."""
-    path = ledger_path(data_root)
-    if not path.exists():
-        return {}
-    return {row["url"]: row for row in pq.read_table(path, schema=LEDGER_SCHEMA).to_pylist()}
-
-
-def _settled_urls(data_root: Path) -> set[str]:
-    """URLs the ledger holds in a final state (a re-run leaves them alone)."""
-    path = ledger_path(data_root)
-    if not path.exists():
-        return set()
-    table = pq.read_table(path, columns=["url", "status"])
-    final = pc.invert(pc.is_in(table["status"], pa.array(sorted(RETRY_STATUSES))))
-    return set(table.filter(final)["url"].to_pylist())
 
 
 # --- one URL ----------------------------------------------------------------------------------
@@ -233,51 +138,23 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
 
 
-_BUILDER = RecordBuilder(warc_version="1.1")
-
-
-def _gzip_member(record: ArcWarcRecord) -> bytes:
-    """One record as one gzip member. warcio would compress at level 9; level 6 is several
-    times faster for about the same size."""
-    buf = io.BytesIO()
-    WARCWriter(buf, gzip=False, warc_version="1.1").write_record(record)
-    packer = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
-    return packer.compress(buf.getvalue()) + packer.flush()
-
-
 def _warc_records(
     out: _Outcome, target: Target, resp: urllib3.BaseHTTPResponse, request_headers: dict
 ) -> bytes:
-    """The response and request records of a fetched page, each its own gzip member; built in
-    the worker thread, where compression runs in parallel (zlib releases the GIL)."""
-    date = datetime_to_iso_date(out.fetched_at.replace(tzinfo=None), use_micros=True)
-    headers = [(k, v) for k, v in resp.headers.items() if k.lower() not in _DROPPED_HEADERS]
-    headers.append(("Content-Length", str(len(out.body))))
-    protocol = "HTTP/1.0" if resp.version == 10 else "HTTP/1.1"
-    response = _BUILDER.create_warc_record(
+    """The response and request records of a fetched page; built in the worker thread."""
+    return response_records(
         target.url,
-        "response",
-        payload=io.BytesIO(out.body),
-        length=len(out.body),
-        http_headers=StatusAndHeaders(
-            f"{resp.status} {resp.reason or ''}".strip(), headers, protocol=protocol
-        ),
-        warc_headers_dict={"WARC-Date": date, SOURCE_HEADER: out.url},
-    )
-    request = _BUILDER.create_warc_record(
-        target.url,
-        "request",
-        http_headers=StatusAndHeaders(
+        out.body,
+        status=f"{resp.status} {resp.reason or ''}".strip(),
+        headers=resp.headers.items(),
+        protocol="HTTP/1.0" if resp.version == 10 else "HTTP/1.1",
+        source_url=out.url,
+        fetched_at=out.fetched_at,
+        request=(
             f"GET {target.path} HTTP/1.1",
             [("Host", target.host_header), *request_headers.items()],
-            is_http_request=True,
         ),
-        warc_headers_dict={
-            "WARC-Date": date,
-            "WARC-Concurrent-To": response.rec_headers.get_header("WARC-Record-ID"),
-        },
     )
-    return _gzip_member(response) + _gzip_member(request)
 
 
 class _Fetcher:
@@ -324,7 +201,7 @@ class _Fetcher:
             except RobotsUnreachable as exc:
                 return out.end(_RETRY, str(exc))
             out.requests += 1
-            deadline = time.monotonic() + PAGE_TIMEOUT_S
+            deadline = time.monotonic() + self.cfg.page_timeout_s
             try:
                 resp = self.client.get(target)
             except urllib3.exceptions.SSLError as exc:
@@ -514,24 +391,15 @@ class _Schedule:
             state.listed = True
 
 
-# --- storage: WARC files, journal, ledger -----------------------------------------------------
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat()
+# --- storage ----------------------------------------------------------------------------------
 
 
 class _Store:
-    """Appends a run's pages to its WARC files and its outcomes to its journal."""
+    """Stores a run's outcomes: a fetched page's records go to the run's WARC files, then
+    every outcome's row to its journal (the order the resume rule relies on)."""
 
-    def __init__(self, articles: Path, run: str, cfg: ArticlesConfig):
-        self._run, self._cfg = run, cfg
-        self._pages = articles / "pages"
-        self._pages.mkdir(parents=True, exist_ok=True)
-        self._journal = (articles / "fetch_journal" / f"{run}.jsonl").open("a", encoding="utf-8")
-        self._warc: io.BufferedWriter | None = None
-        self._name = ""
-        self._files = 0
+    def __init__(self, warcs: RunWarcs, journal: Journal):
+        self.warcs, self.journal = warcs, journal
 
     def add(self, out: _Outcome) -> None:
         row = {
@@ -543,216 +411,23 @@ class _Store:
             "content_type": out.content_type,
             "bytes": None,
             "sha256": None,
-            "fetched_at": _iso(out.fetched_at),
+            "fetched_at": out.fetched_at,
             "attempts": out.attempts,
             "warc_file": None,
             "warc_offset": None,
         }
         if out.status == "fetched":
-            offset = self._append(out.warc)
+            warc_file, offset = self.warcs.append(out.warc)
             row |= {
                 "bytes": len(out.body),
                 "sha256": out.sha256,
-                "warc_file": f"articles/pages/{self._name}",
+                "warc_file": warc_file,
                 "warc_offset": offset,
             }
-        self._journal.write(json.dumps(row) + "\n")
-        self._journal.flush()
-
-    def _append(self, records: bytes) -> int:
-        if self._warc is None or self._warc.tell() >= WARC_MAX_BYTES:
-            self._close_warc()
-            self._open_warc()
-        assert self._warc is not None
-        offset = self._warc.tell()
-        self._warc.write(records)
-        # Flushed before the journal line, so a line never names a record still in a buffer.
-        self._warc.flush()
-        return offset
-
-    def _open_warc(self) -> None:
-        self._files += 1
-        self._name = f"{self._run}-{self._files:05d}.warc.gz"
-        self._warc = (self._pages / f".{self._name}.open").open("xb")
-        info = _BUILDER.create_warcinfo_record(
-            self._name,
-            {
-                "software": f"gdelt-forecast/{__version__} (warcio)",
-                "http-header-user-agent": self._cfg.user_agent,
-                "robots": "obey" if self._cfg.robots else "ignore",
-                "format": "WARC File Format 1.1",
-                "conformsTo": "https://iipc.github.io/warc-specifications/specifications/"
-                "warc-format/warc-1.1/",
-            },
-        )
-        self._warc.write(_gzip_member(info))
-
-    def _close_warc(self) -> None:
-        if self._warc is None:
-            return
-        self._warc.flush()
-        os.fsync(self._warc.fileno())
-        self._warc.close()
-        self._warc = None
-        os.replace(self._pages / f".{self._name}.open", self._pages / self._name)
+        self.journal.add(row)
 
     def close(self) -> None:
-        self._close_warc()
-        self._journal.close()
-
-
-def _complete_members_end(path: Path) -> int:
-    """The offset just past the last complete gzip member of ``path``."""
-    end = offset = 0
-    unzip = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    with path.open("rb") as fh:
-        while chunk := fh.read(1 << 20):
-            data = chunk
-            while data:
-                try:
-                    unzip.decompress(data)  # our own records: each at most max_bytes and headers
-                except zlib.error:
-                    return end
-                if not unzip.eof:
-                    offset += len(data)
-                    break
-                offset += len(data) - len(unzip.unused_data)
-                end, data = offset, unzip.unused_data
-                unzip = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    return end
-
-
-def _warc_date(value: str) -> datetime:
-    return iso_date_to_datetime(value).replace(tzinfo=UTC)
-
-
-def _page(record: ArcWarcRecord) -> Page | None:
-    """The Page of an HTTP response record; None for any other record."""
-    if record.rec_type != "response" or record.http_headers is None:
-        return None
-    final_url = record.rec_headers.get_header("WARC-Target-URI") or ""
-    try:
-        status = int(record.http_headers.get_statuscode())
-    except (TypeError, ValueError):
-        return None
-    return Page(
-        url=record.rec_headers.get_header(SOURCE_HEADER) or final_url,
-        final_url=final_url,
-        fetched_at=_warc_date(record.rec_headers.get_header("WARC-Date")),
-        http_status=status,
-        content_type=record.http_headers.get_header("Content-Type") or "",
-        # Decodes chunked transfer and gzip content encoding that other archives keep.
-        body=record.content_stream().read(),
-    )
-
-
-def _recovered_rows(path: Path, warc_file: str, skip: set[str]) -> list[dict]:
-    """Ledger rows for the pages of our WARC file ``path`` whose URL is not in ``skip``."""
-    rows = []
-    with path.open("rb") as fh:
-        records = ArchiveIterator(fh)
-        for record in records:
-            page = _page(record)
-            if page is None or page.url in skip:
-                continue
-            rows.append(
-                {
-                    "url": page.url,
-                    "final_url": page.final_url,
-                    "status": "fetched",
-                    "http_status": page.http_status,
-                    "error": None,
-                    "content_type": page.content_type or None,
-                    "bytes": len(page.body),
-                    "sha256": hashlib.sha256(page.body).hexdigest(),
-                    "fetched_at": _iso(page.fetched_at),
-                    "attempts": 1,  # at least; the journal line with the count was lost
-                    "warc_file": warc_file,
-                    "warc_offset": records.get_record_offset(),
-                }
-            )
-    return rows
-
-
-def _salvage(articles: Path, run: str, rows: list[dict]) -> tuple[list[dict], int]:
-    """Finish the WARC files a dead run left open. Returns its journal rows less those whose
-    record was cut off, plus rows for records it wrote but never journaled, and how many of
-    the latter there were."""
-    pages = articles / "pages"
-    journaled = {row["url"] for row in rows}
-    lost: set[str] = set()
-    recovered: list[dict] = []
-    for unfinished in sorted(pages.glob(f".{run}-*.warc.gz.open")):
-        name = unfinished.name[1 : -len(".open")]
-        end = _complete_members_end(unfinished)
-        lost |= {
-            row["url"]
-            for row in rows
-            if row["warc_file"] == f"articles/pages/{name}" and row["warc_offset"] >= end
-        }
-        if end == 0:
-            unfinished.unlink()
-            continue
-        with unfinished.open("r+b") as fh:
-            fh.truncate(end)
-            os.fsync(fh.fileno())
-        os.replace(unfinished, pages / name)
-        recovered += _recovered_rows(pages / name, f"articles/pages/{name}", journaled)
-    if lost:
-        log.warning(
-            "run %s: %d journaled pages lost with the WARC tail; refetching", run, len(lost)
-        )
-    return [row for row in rows if row["url"] not in lost] + recovered, len(recovered)
-
-
-def _read_journal(path: Path) -> list[dict]:
-    rows = []
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue  # the last line, cut short by a crash
-    return rows
-
-
-def _merge_ledger(data_root: Path, rows: list[dict]) -> None:
-    """Replace the rows of these URLs, adding up attempts; the caller holds the ledger lock."""
-    if not rows:
-        return
-    merged = read_ledger(data_root)
-    for row in rows:
-        prior = merged.get(row["url"])
-        merged[row["url"]] = {
-            **row,
-            "fetched_at": datetime.fromisoformat(row["fetched_at"]),
-            "attempts": row["attempts"] + ((prior["attempts"] or 0) if prior else 0),
-        }
-    table = pa.Table.from_pylist([merged[url] for url in sorted(merged)], schema=LEDGER_SCHEMA)
-    write_parquet(table, ledger_path(data_root))
-
-
-def _settle_finished_runs(data_root: Path) -> int:
-    """Fold the journals of runs that are no longer running (ended or died) into the ledger;
-    return the number of pages recovered from WARC records that had no journal line."""
-    articles = articles_root(data_root)
-    recovered = 0
-    with FileLock(f"{ledger_path(data_root)}.lock"):
-        for journal in sorted((articles / "fetch_journal").glob("*.jsonl")):
-            lock = FileLock(journal.with_suffix(".lock"))
-            try:
-                lock.acquire(timeout=0)
-            except Timeout:
-                continue  # its run is still going
-            try:
-                rows, found = _salvage(articles, journal.stem, _read_journal(journal))
-                _merge_ledger(data_root, rows)
-                journal.unlink()
-                recovered += found
-            finally:
-                lock.release()
-                Path(lock.lock_file).unlink(missing_ok=True)
-    return recovered
+        self.warcs.close()
 
 
 def _tally(summary: FetchSummary, out: _Outcome) -> None:
@@ -762,20 +437,20 @@ def _tally(summary: FetchSummary, out: _Outcome) -> None:
 
 def fetch_urls(cfg: Config, urls: Iterable[str]) -> FetchSummary:
     """Fetch each distinct URL that the ledger does not hold or holds as retryable; store the
-    HTML pages in WARC files and every outcome in the ledger (see the module docstring)."""
+    HTML pages in WARC files and every outcome in the ledger (see ``warc`` and ``ledger``)."""
     t0 = time.monotonic()
-    articles = articles_root(cfg.data_root)
-    (articles / "fetch_journal").mkdir(parents=True, exist_ok=True)
-    summary = FetchSummary(recovered=_settle_finished_runs(cfg.data_root))
-    settled = _settled_urls(cfg.data_root)
+    journal_dir(cfg.data_root).mkdir(parents=True, exist_ok=True)
+    summary = FetchSummary(recovered=settle_finished_runs(cfg.data_root))
+    settled = settled_urls(cfg.data_root)
     wanted = list(dict.fromkeys(urls))
     todo = [url for url in wanted if url not in settled]
     summary.urls, summary.skipped = len(wanted), len(wanted) - len(todo)
     run = f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
     fetcher = _Fetcher(cfg.articles)
     try:
-        with FileLock(articles / "fetch_journal" / f"{run}.lock"):
-            store = _Store(articles, run, cfg.articles)
+        with Journal(cfg.data_root, run) as journal:
+            warcs = RunWarcs(cfg.data_root, run, cfg.articles.user_agent, cfg.articles.robots)
+            store = _Store(warcs, journal)
             outcomes = fetcher.run(todo)
             try:
                 for out in progress(outcomes, len(todo), "fetch"):
@@ -791,41 +466,9 @@ def fetch_urls(cfg: Config, urls: Iterable[str]) -> FetchSummary:
                     store.close()
                     fetcher.close()
     finally:
-        _settle_finished_runs(cfg.data_root)
+        settle_finished_runs(cfg.data_root)
     summary.requests = fetcher.requests
     summary.robots_fetches = fetcher.robots.fetches if fetcher.robots else 0
     summary.seconds = time.monotonic() - t0
     log.info(summary.line())
     return summary
-
-
-WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
-
-
-def warc_paths(source: str | Path | Iterable[str | Path]) -> list[Path]:
-    """The WARC files ``source`` names: a data root (its articles/pages), a folder holding
-    WARC or ARC files, a file, or several of these."""
-    found: list[Path] = []
-    for item in [source] if isinstance(source, str | Path) else source:
-        path = Path(item)
-        if not path.is_dir():
-            found.append(path)
-            continue
-        folder = articles_root(path) / "pages"
-        folder = folder if folder.is_dir() else path
-        found += sorted(
-            f
-            for f in folder.iterdir()
-            if f.name.endswith(WARC_SUFFIXES) and not f.name.startswith(".") and f.is_file()
-        )
-    return found
-
-
-def iter_pages(source: str | Path | Iterable[str | Path]) -> Iterator[Page]:
-    """Every HTTP response in the WARC (or ARC) files of ``source`` (see ``warc_paths``),
-    gzipped or not, ours or any web archive's, in file order."""
-    for path in warc_paths(source):
-        with path.open("rb") as fh:
-            for record in ArchiveIterator(fh, arc2warc=True):
-                if page := _page(record):
-                    yield page

@@ -28,9 +28,10 @@ import pyarrow as pa
 
 from pipeline.articles import obelics
 from pipeline.articles.extract import extract
-from pipeline.articles.fetch import Page, articles_root, iter_pages, read_ledger
+from pipeline.articles.ledger import read_ledger
 from pipeline.articles.schema import DOCS, EXCLUSIONS, FILTERS, VALUES
 from pipeline.articles.sources import urls_for_days
+from pipeline.articles.warc import Page, articles_root, iter_pages
 from pipeline.config import Config
 from pipeline.errors import StageError
 from pipeline.parquet_io import write_parquet
@@ -169,8 +170,7 @@ def process(cfg: Config, first: date, last: date, warcs: list[Path] | None = Non
     sources = list(warcs or cfg.articles.archives or sorted(stored.rglob("*.warc.gz")))
     if not sources:
         raise ArticlesError(
-            f"no pages under {stored}: run "
-            "`gdelt-forecast articles fetch`, or pass --warc"
+            f"no pages under {stored}: run `gdelt-forecast articles fetch`, or pass --warc"
         )
     preset = preset_for(cfg)
     results: dict[str, tuple[datetime | None, dict | None, list[dict]]] = {}

@@ -2,14 +2,11 @@
 mapped onto source URLs of the real GDELT slot, in a WARC as any web archive holds them."""
 
 import gzip
-import io
 import json
 from datetime import date
 from pathlib import Path
 
 import pytest
-from warcio.statusandheaders import StatusAndHeaders
-from warcio.warcwriter import WARCWriter
 
 from pipeline.config import load_config
 from pipeline.events.normalize import normalize
@@ -29,20 +26,6 @@ def article_pages() -> dict[str, tuple[bytes, str]]:
               value["articleBody"].split("\n")[0])
         for key, value in truth.items()
     }  # fmt: skip
-
-
-def write_warc(path: Path, pages: dict[str, bytes]) -> Path:
-    with path.open("wb") as fh:
-        writer = WARCWriter(fh, gzip=True)
-        for url, body in pages.items():
-            headers = StatusAndHeaders(
-                "200 OK", [("Content-Type", "text/html; charset=utf-8")], protocol="HTTP/1.1"
-            )
-            record = writer.create_warc_record(
-                url, "response", payload=io.BytesIO(body), http_headers=headers
-            )
-            writer.write_record(record)
-    return path
 
 
 @pytest.fixture

@@ -26,8 +26,10 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from pipeline.articles import fetch
-from pipeline.articles.fetch import FetchSummary, fetch_urls, iter_pages, read_ledger, retry_after
+from pipeline.articles.fetch import FetchSummary, fetch_urls, retry_after
+from pipeline.articles.ledger import read_ledger
 from pipeline.articles.robots import Rules, product_token
+from pipeline.articles.warc import iter_pages, write_pages
 from pipeline.config import Config, load_config
 
 HOSTS = ("127.0.0.1", "127.0.0.3", "127.0.0.4")
@@ -317,10 +319,9 @@ def trickle(h: BaseHTTPRequestHandler) -> None:
         h.wfile.flush()
 
 
-def test_a_server_trickling_bytes_hits_the_page_time_limit(site, make_cfg, monkeypatch):
-    monkeypatch.setattr(fetch, "PAGE_TIMEOUT_S", 0.3)
+def test_a_server_trickling_bytes_hits_the_page_time_limit(site, make_cfg):
     url = site.serve("/trickle", trickle)
-    cfg = make_cfg("articles.read_timeout_s=1", "articles.retries=0")
+    cfg = make_cfg("articles.page_timeout_s=0.3", "articles.read_timeout_s=1", "articles.retries=0")
     t0 = time.monotonic()
     fetch_urls(cfg, [url])
     assert time.monotonic() - t0 < 2
@@ -543,7 +544,7 @@ real_add, seen = fetch._Store.add, []
 def add(store, out):
     seen.append(out.url)
     if len(seen) == args["die_at"]:
-        store._append(out.warc)  # the page reaches its WARC file ...
+        store.warcs.append(out.warc)  # the page reaches its WARC file ...
         os._exit(3)  # ... and the process dies before the journal line
     real_add(store, out)
 
@@ -612,6 +613,20 @@ def test_iter_pages_reads_a_foreign_warc(tmp_path):
         ("https://news.example/a", "https://news.example/a", 200, body)
     ] * 2
     assert list(iter_pages(str(tmp_path / "other.warc")))[0].content_type == "text/html"
+
+
+def test_write_pages_packages_pages_one_has(tmp_path):
+    pages = {"https://news.example/a": "<p>Zürich</p>".encode(), "https://news.example/b": b"x"}
+    warc = write_pages(tmp_path / "mine.warc.gz", pages)
+    assert warc == tmp_path / "mine.warc.gz"
+    assert gzip.decompress(warc.read_bytes()).startswith(b"WARC/1.1\r\n")
+    read = list(iter_pages(warc))
+    assert {p.url: p.body for p in read} == pages
+    assert {(p.final_url == p.url, p.http_status, p.content_type) for p in read} == {
+        (True, 200, "text/html; charset=utf-8")
+    }
+    plain = write_pages(tmp_path / "plain.warc.gz", {"https://x.example/": b"hi"}, "text/plain")
+    assert [p.content_type for p in iter_pages(plain)] == ["text/plain"]
 
 
 def test_summary_line_and_dict():

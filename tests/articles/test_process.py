@@ -8,10 +8,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.articles.process import ArticlesError, doc_id, mirai_abstract, process
+from pipeline.articles.warc import write_pages
 from pipeline.cli import main
 from pipeline.config import load_config
 from pipeline.warehouse.build import build_database, open_read_only
-from tests.articles.conftest import DAY, HTML, article_pages, quad_urls, write_warc
+from tests.articles.conftest import DAY, HTML, article_pages, quad_urls
 
 
 def docs(cfg):
@@ -32,7 +33,7 @@ def archive(database, tmp_path):
     pages[urls[3]] = (HTML / "2.html").read_bytes()  # non-English (de)
     pages[urls[4]] = (HTML / "4.html").read_bytes()  # thin, client-side rendered (fr)
     firsts = {url: first for url, (_, first) in zip(urls, articles.values(), strict=False)}
-    return write_warc(tmp_path / "pages.warc.gz", pages), urls, firsts
+    return write_pages(tmp_path / "pages.warc.gz", pages), urls, firsts
 
 
 def test_articles_kept_pages_excluded_every_url_accounted_for(database, archive):
@@ -84,7 +85,7 @@ def test_rerun_is_identical_and_duplicates_collapse_in_the_warehouse(database, a
     ).read_bytes() == first
 
     body, _ = next(iter(article_pages().values()))
-    twice = write_warc(tmp_path / "twice.warc.gz", {urls[0]: body, urls[6]: body})
+    twice = write_pages(tmp_path / "twice.warc.gz", {urls[0]: body, urls[6]: body})
     process(database, DAY, DAY, [twice])
     rows = docs(database).to_pylist()
     assert len(rows) == 2 and rows[0]["doc_id"] == rows[1]["doc_id"]

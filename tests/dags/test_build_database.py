@@ -4,10 +4,11 @@ import json
 
 import pyarrow.parquet as pq
 
+from pipeline.articles.warc import write_pages
 from pipeline.config import load_config
 from pipeline.events.normalize import normalize
 from pipeline.warehouse.build import build_database, open_read_only
-from tests.articles.conftest import DAY, HTML, quad_urls, write_warc
+from tests.articles.conftest import DAY, HTML, quad_urls
 from tests.conftest import EXPORT_CSV, MENTIONS_CSV, SLOT, write_bronze
 from tests.dags.conftest import python
 
@@ -53,7 +54,7 @@ def test_manual_run_builds_events_and_news_from_an_archive(airflow_env, tmp_path
     build_database(cfg)  # only to learn the day's source URLs for the archive
     url = quad_urls(cfg)[0]
     body = (HTML / "5.html").read_bytes()
-    warc = write_warc(tmp_path / "pages.warc.gz", {url: body})
+    warc = write_pages(tmp_path / "pages.warc.gz", {url: body})
     (data_root / "warehouse.duckdb").unlink()
     overrides.append(f"articles.archives=[{warc}]")
     result = python(
