@@ -28,9 +28,11 @@ from warcio.warcwriter import WARCWriter
 from pipeline.articles import fetch
 from pipeline.articles.fetch import FetchSummary, fetch_urls, retry_after
 from pipeline.articles.ledger import read_ledger
+from pipeline.articles.process import preset_for, process_page
 from pipeline.articles.robots import Rules, product_token
 from pipeline.articles.warc import iter_pages, write_pages
 from pipeline.config import Config, load_config
+from tests.articles.conftest import DAY, HTML, article_pages
 
 HOSTS = ("127.0.0.1", "127.0.0.3", "127.0.0.4")
 REPO = Path(__file__).resolve().parents[2]
@@ -633,3 +635,33 @@ def test_summary_line_and_dict():
     summary = FetchSummary(urls=3, fetched=2, not_found=1, requests=3, bytes=2_500_000)
     assert summary.line().startswith("fetch: 3 URLs, 0 already done; 2 fetched, 1 not found,")
     assert summary.to_dict()["fetched"] == 2
+
+
+# --- real pages, fetched then processed ---------------------------------------------------
+
+
+def test_real_pages_served_locally_are_fetched_then_kept_or_excluded(site, make_cfg):
+    articles = article_pages()
+    urls = {key: site.serve(f"/news/{key[:12]}", html(body)) for key, (body, _) in articles.items()}
+    kinds = {
+        json.loads(line)["file"]: json.loads(line)["kind"]
+        for line in (HTML / "index.jsonl").read_text().splitlines()
+    }
+    others = {name: site.serve(f"/{name}", html((HTML / name).read_bytes())) for name in kinds}
+    cfg = make_cfg()
+    summary = fetch_urls(cfg, [*urls.values(), *others.values()])
+    assert summary.fetched == len(urls) + len(others) == 9
+
+    preset = preset_for(cfg)
+    outcome = {}
+    for page in iter_pages(cfg.data_root):
+        row, excluded = process_page(page, DAY, preset, cfg.articles.extract_timeout_s)
+        outcome[page.url] = row or next(e for e in excluded if e["level"] == "document")
+    for key, url in urls.items():
+        assert articles[key][1][:60] in outcome[url]["text"]  # kept, with its article text
+    for name, url in others.items():
+        if kinds[name] == "article":
+            assert outcome[url]["doc_id"]  # the two English pages of the HTML fixtures
+        else:  # non-English, index and thin pages: all German or French
+            assert outcome[url]["filter"] == "lang", (name, outcome[url])
+            assert outcome[url]["reason"] in ("lang de != en", "lang fr != en")
