@@ -36,6 +36,7 @@ demo: $(VENV)/.core
 	$(BIN)/gdelt-forecast articles process $(DEMO_DAY) $(DEMO) $(DEMO_PAGES)
 	$(BIN)/gdelt-forecast database $(DEMO)
 	$(BIN)/gdelt-forecast stats $(DEMO_DAY) $(DEMO) --top 5
+	$(BIN)/gdelt-forecast testset --month 2025-08 $(DEMO)
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .

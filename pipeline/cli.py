@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import sys
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -88,6 +89,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     db.add_argument("--json", action="store_true", help="print the summary as JSON")
 
+    tst = stages.add_parser(
+        "testset",
+        parents=[common],
+        help="MIRAI relation queries of a month, the balanced subset",
+        description="Build testset/<month>/queries.parquet, subset.parquet and balance.json.",
+    )
+    tst.add_argument("--month", required=True, type=_month, help="YYYY-MM")
+    tst.add_argument("--json", action="store_true", help="print the summary as JSON")
+    ev = stages.add_parser(
+        "evaluate",
+        parents=[common],
+        help="score predictions against test queries (MIRAI's metrics)",
+        description="Score predictions (JSONL) against queries (Parquet or JSONL).",
+    )
+    ev.add_argument("--queries", required=True, type=Path, help="queries.parquet or subset")
+    ev.add_argument("--predictions", required=True, type=Path, help="JSONL predictions")
+    ev.add_argument("--json", action="store_true", help="print the scores as JSON")
+
     art = stages.add_parser("articles", help="news articles: fetch, process, explain")
     actions = art.add_subparsers(dest="action", required=True, parser_class=_Parser)
     for name, help_text in [
@@ -118,6 +137,12 @@ def _day(text: str) -> date:
         return date.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a YYYY-MM-DD date") from None
+
+
+def _month(text: str) -> str:
+    if not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a YYYY-MM month")
+    return text
 
 
 class UsageError(ValueError):
@@ -186,12 +211,29 @@ def _articles(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def _testset(args: argparse.Namespace, cfg: Config) -> int:
+    from pipeline.testset.build import build_testset
+
+    _print(args, build_testset(cfg, args.month))
+    return 0
+
+
+def _evaluate(args: argparse.Namespace, cfg: Config) -> int:
+    from pipeline.testset.evaluate import evaluate, render
+
+    result = evaluate(args.queries, args.predictions)
+    print(json.dumps(result, indent=2) if args.json else render(result))
+    return 0
+
+
 STAGES = {
     "ingest": _ingest,
     "normalize": _normalize,
     "database": _database,
     "stats": _stats,
     "articles": _articles,
+    "testset": _testset,
+    "evaluate": _evaluate,
 }
 
 

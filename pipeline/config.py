@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -149,6 +149,28 @@ class ArticlesConfig(_Section):
     )
 
 
+class TestsetConfig(_Section):
+    min_daily_mentions: int = Field(
+        100, ge=0, description="Daily mentions a quad needs to enter the strict collection."
+    )
+    min_documents: int = Field(
+        5, ge=0, description="Kept documents a quad needs to enter the strict collection."
+    )
+    answer_source: Literal["strict", "database"] = Field(
+        "strict",
+        description="Where answers come from: the strict collection (the paper) or every "
+        "database quad of the month (the MIRAI release code).",
+    )
+    horizons: list[Annotated[int, Field(ge=1)]] = Field(
+        [1], min_length=1, description="Forecasting horizons in days: cutoff = date - horizon."
+    )
+    subset_size: int = Field(100, ge=1, description="Queries in the balanced subset.")
+    seed: int = Field(0, description="Seed of the balanced subset's draw.")
+    attempts: int = Field(
+        50, ge=1, description="Candidates drawn per subset pick; the most balancing one wins."
+    )
+
+
 class DuckdbConfig(_Section):
     memory_limit: str = Field("3GB", description="DuckDB memory limit; it spills to disk past it.")
     threads: int | None = Field(None, ge=1, description="DuckDB threads (default: all cores).")
@@ -161,6 +183,7 @@ class Config(_Section):
     ingest: IngestConfig = IngestConfig()
     events: EventsConfig = EventsConfig()
     articles: ArticlesConfig = ArticlesConfig()
+    testset: TestsetConfig = TestsetConfig()
     duckdb: DuckdbConfig = DuckdbConfig()
 
 

@@ -41,6 +41,13 @@ def run(
     return con.execute(f"{prefix} {text}", {p: params[p] for p in used})
 
 
+def records(con: duckdb.DuckDBPyConnection, name: str, **params) -> list[dict]:
+    """The rows ``sql/<name>`` returns, as dicts by column name."""
+    cursor = run(con, name, **params)
+    columns = [c[0] for c in cursor.description]
+    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
 def literal(path: Path) -> str:
     """A path as a DuckDB string literal, for statements that take no parameters there."""
     return "'" + str(path).replace("'", "''") + "'"

@@ -9,21 +9,15 @@ from pipeline.config import Config
 from pipeline.warehouse.build import open_read_only
 
 
-def _rows(con, name: str, **params) -> list[dict]:
-    cursor = duck.run(con, name, **params)
-    columns = [c[0] for c in cursor.description]
-    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
-
-
 def stats(cfg: Config, first: date, last: date, top: int = 10) -> dict:
     params = {"first_date": first, "last_date": last, "top": top}
     with open_read_only(cfg) as con:
         return {
             "first_day": first.isoformat(),
             "last_day": last.isoformat(),
-            "funnel": _rows(con, "stats/funnel.sql", **params),
-            "relations": _rows(con, "stats/top_relations.sql", **params),
-            "pairs": _rows(con, "stats/top_pairs.sql", **params),
+            "funnel": duck.records(con, "stats/funnel.sql", **params),
+            "relations": duck.records(con, "stats/top_relations.sql", **params),
+            "pairs": duck.records(con, "stats/top_pairs.sql", **params),
         }
 
 

@@ -1,0 +1,1 @@
+"""MIRAI test queries, the balanced subset and the scorer."""
