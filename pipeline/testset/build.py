@@ -4,8 +4,8 @@ From the warehouse: the strict collection (quads with at least ``testset.min_dai
 daily mentions and ``testset.min_documents`` kept documents), one query (t, s, ?, o) per
 (date, subject, object) of it, one row per forecasting horizon (cutoff = t - horizon), the
 MIRAI query prompt, the answer as a list and as a dict grouped by first-level code, and the
-balanced subset. Writes ``testset/<month>/queries.parquet``, ``subset.parquet`` and
-``balance.json`` (what the subset achieved against the full set).
+balanced subset. Writes ``testset/<month>/queries.parquet``, ``subset.parquet``,
+``balance.json`` (what the subset achieved against the full set) and ``mirai_compat/``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pipeline import duck
 from pipeline.config import Config
 from pipeline.errors import StageError
 from pipeline.parquet_io import write_parquet
+from pipeline.testset import mirai_compat
 from pipeline.testset.subset import Item, balance, balanced_subset
 from pipeline.warehouse.build import open_read_only
 
@@ -148,10 +149,12 @@ def build_testset(cfg: Config, month: str) -> Summary:
         "first_date": first, "last_date": last, "min_daily_mentions": ts.min_daily_mentions,
         "min_documents": ts.min_documents, "answer_source": ts.answer_source,
     }  # fmt: skip
+    out = cfg.data_root / "testset" / month
     with open_read_only(cfg) as con:
         duck.run(con, "testset/candidates.sql", "CREATE TEMP TABLE candidates AS", **params)
         candidates = con.execute("SELECT count(*) FROM candidates").fetchone()[0]
         pairs = duck.records(con, "testset/queries.sql", **params)
+        mirai_compat.write_database(con, out / "mirai_compat", last)
     rows = _rows(pairs, sorted(set(ts.horizons)))
     check_leakage(rows)
     items = [
@@ -162,12 +165,16 @@ def build_testset(cfg: Config, month: str) -> Summary:
     ]  # fmt: skip
     chosen = set(balanced_subset(items, ts.subset_size, ts.seed, ts.attempts))
     full, picked = balance(items), balance([i for i in items if i.key in chosen])
-    out = cfg.data_root / "testset" / month
     table = pa.Table.from_pylist(rows, schema=QUERIES)
     write_parquet(table, out / "queries.parquet")
     subset = table.filter(pa.array([r["key"] in chosen for r in rows], pa.bool_()))
     write_parquet(subset, out / "subset.parquet")
     _write_json(out / "balance.json", {"full": full, "subset": picked, "seed": ts.seed})
+    first_horizon = [r for r in rows if r["horizon"] == min(ts.horizons)]
+    for folder, keep in (("test", first_horizon), ("test_subset", [
+        r for r in first_horizon if r["key"] in chosen
+    ])):  # fmt: skip
+        mirai_compat.write_queries(out / "mirai_compat" / folder / "relation_query.csv", keep)
     return Summary(
         month=month,
         candidates=candidates,

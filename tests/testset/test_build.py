@@ -2,6 +2,7 @@
 the prompt, and a deterministic balanced subset. The quads are real ones from the
 2025-08-07 22:00 slot; their mention and document counts are set to the edges."""
 
+import csv
 import json
 from datetime import date
 
@@ -30,11 +31,26 @@ def warehouse(root, quads):
     with duckdb.connect(str(root / "warehouse.duckdb")) as con:
         con.execute(
             "CREATE TABLE quads (date DATE, head VARCHAR, relation VARCHAR, tail VARCHAR, "
-            "daily_mentions BIGINT, n_docs BIGINT)"
+            "daily_mentions BIGINT, n_docs BIGINT, quad_id VARCHAR)"
         )
-        con.executemany("INSERT INTO quads VALUES (?, ?, ?, ?, ?, ?)", quads)
-        con.register("reference", tables.countries())
-        con.execute("CREATE TABLE countries AS SELECT * FROM reference")
+        con.executemany(
+            "INSERT INTO quads VALUES (?, ?, ?, ?, ?, ?, concat_ws('_', ?, ?, ?, ?))",
+            [(*q, q[0], q[1], q[2], q[3]) for q in quads],
+        )
+        # Each quad has its documents (doc ids are made up: only their count matters here).
+        con.execute(
+            "CREATE TABLE quad_docs AS SELECT quad_id, date, quad_id || '-' || n AS doc_id "
+            "FROM quads, range(n_docs) AS t(n)"
+        )
+        con.execute(
+            "CREATE TABLE news AS SELECT doc_id, 'https://example.org/' || doc_id AS url, "
+            "md5(doc_id) AS url_md5, date, 'Title' AS title, 'Text' AS text, "
+            "'Title' || chr(10) || 'Text' AS abstract FROM quad_docs"
+        )
+        for name in ("countries", "relations"):
+            con.register("reference", getattr(tables, name)())
+            con.execute(f"CREATE TABLE {name} AS SELECT * FROM reference")
+            con.unregister("reference")
     return root
 
 
@@ -126,3 +142,41 @@ def test_answer_dict_and_months():
     assert month_range("2023-12") == (date(2023, 12, 1), date(2023, 12, 31))
     with pytest.raises(TestsetError, match="not YYYY-MM"):
         month_range("2023-13")
+
+
+def test_mirai_compat_files_have_mirai_columns(tmp_path):
+    root = warehouse(tmp_path / "data", QUADS)
+    build_testset(load_config(None, ["testset.horizons=[1, 7]"], root), "2025-08")
+    compat = root / "testset/2025-08/mirai_compat"
+
+    def read(path):
+        with path.open(encoding="utf-8", newline="") as fh:
+            return list(csv.DictReader(fh, delimiter="\t"))
+
+    kg, news = read(compat / "data_kg.csv"), read(compat / "data_news.csv")
+    assert list(kg[0]) == [
+        "DateStr", "Actor1CountryCode", "Actor2CountryCode", "EventBaseCode",
+        "Actor1CountryName", "Actor2CountryName", "RelName", "QuadEventCode",
+        "QuadEventName", "Docid", "Docids",
+    ]  # fmt: skip
+    assert list(news[0]) == ["Docid", "MD5", "URL", "Date", "Title", "Text", "Abstract"]
+    aze = [r for r in kg if r["QuadEventCode"] == "2025-08-07, AZE, 057, USA"]
+    assert len(aze) == 5 and aze[0]["RelName"] == "Sign formal agreement"
+    assert aze[0]["QuadEventName"] == "2025-08-07, Azerbaijan, Sign formal agreement, United States"
+    assert eval(aze[0]["Docids"]) == sorted(r["Docid"] for r in aze)  # how MIRAI reads it
+    assert all(r["DateStr"] <= "2025-08-31" for r in kg)  # September stays out
+    assert len(news) == sum(q[5] for q in QUADS if q[0].month == 8)
+
+    test = read(compat / "test/relation_query.csv")
+    assert list(test[0])[:5] == ["QueryId", "DateStr", "Actor1CountryCode",
+                                 "Actor2CountryCode", "EventBaseCode"]  # fmt: skip
+    assert [r["QueryId"] for r in test] == ["1", "2"]  # one horizon: MIRAI has none
+    korea = test[1]
+    assert (korea["QueryCode"], korea["DateNLP"]) == (
+        "(2025-08-08, KOR, ?, CHN)",
+        "August 08, 2025",
+    )
+    assert eval(korea["AnswerDict"]) == {"03": ["036"], "04": ["042"]}
+    assert eval(korea["AnswerList"]) == ["036", "042"] and korea["answer_len"] == "2"
+    subset = read(compat / "test_subset/relation_query.csv")
+    assert len(subset) == 2  # the subset (100) holds the whole of this small month

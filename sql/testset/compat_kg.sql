@@ -1,0 +1,32 @@
+-- MIRAI's data_kg.csv: one row per (quad, kept document) up to the month's last day, with
+-- MIRAI's column names and string forms (QuadEventCode "2023-11-03, AUS, 042, CHN"; Docids
+-- as a Python list literal, which MIRAI's code reads back with eval).
+WITH linked AS (
+    SELECT
+        strftime(q.date, '%Y-%m-%d') AS DateStr,
+        q.head AS Actor1CountryCode,
+        q.tail AS Actor2CountryCode,
+        q.relation AS EventBaseCode,
+        c1.name AS Actor1CountryName,
+        c2.name AS Actor2CountryName,
+        r.name AS RelName,
+        q.quad_id,
+        d.doc_id AS Docid
+    FROM quad_docs AS d
+    JOIN quads AS q USING (quad_id)
+    LEFT JOIN countries AS c1 ON c1.iso3 = q.head
+    LEFT JOIN countries AS c2 ON c2.iso3 = q.tail
+    LEFT JOIN relations AS r ON r.code = q.relation
+    WHERE q.date <= $last_date
+)
+SELECT
+    DateStr, Actor1CountryCode, Actor2CountryCode, EventBaseCode, Actor1CountryName,
+    Actor2CountryName, RelName,
+    concat_ws(', ', DateStr, Actor1CountryCode, EventBaseCode, Actor2CountryCode)
+        AS QuadEventCode,
+    concat_ws(', ', DateStr, Actor1CountryName, RelName, Actor2CountryName) AS QuadEventName,
+    Docid,
+    '[' || string_agg('''' || Docid || '''', ', ' ORDER BY Docid)
+        OVER (PARTITION BY quad_id) || ']' AS Docids
+FROM linked
+ORDER BY DateStr, QuadEventCode, Docid
