@@ -120,3 +120,28 @@ def test_later_stages_fail_in_one_line(tmp_path, args, code, message):
     assert result.returncode == code
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_testset_and_evaluate(tmp_path, capsys):
+    from tests.testset.test_build import QUADS, warehouse
+
+    root = warehouse(tmp_path / "data", QUADS)
+    assert main(["testset", "--month", "2025-08", "--data-root", str(root)]) == 0
+    assert capsys.readouterr().out.startswith("testset 2025-08: 3 strict quads, 2 queries")
+    predictions = tmp_path / "predictions.jsonl"
+    lines = [
+        {"query_id": "2025-08-07_AZE_USA_h1", "prediction": {"05": ["057"]}},
+        {"query_id": "2025-08-08_KOR_CHN_h1", "prediction": 'Final Answer: {"03": ["036"]}'},
+    ]
+    predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    queries = root / "testset/2025-08/queries.parquet"
+    args = ["evaluate", "--queries", str(queries), "--predictions", str(predictions), "--json"]
+    assert main(args) == 0
+    scores = json.loads(capsys.readouterr().out)
+    # Query 1 exact (100); query 2: first level {03} of {03, 04}: P 100, R 50.
+    assert scores["n"] == 2
+    assert scores["first_level"]["recall"] == pytest.approx(75.0)
+    assert scores["second_level"]["precision"] == pytest.approx(100.0)
+    with pytest.raises(SystemExit) as bad_month:
+        main(["testset", "--month", "2025-13", "--data-root", str(root)])
+    assert bad_month.value.code == 2
