@@ -51,6 +51,7 @@ bench: $(VENV)/.dev
 	$(BIN)/python bench/bench_fetch.py
 	$(BIN)/python bench/bench_extraction.py
 	$(BIN)/python bench/bench_process.py
+	$(BIN)/python bench/bench_testset.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_ROOT) .pytest_cache .ruff_cache
