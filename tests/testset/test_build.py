@@ -180,3 +180,14 @@ def test_mirai_compat_files_have_mirai_columns(tmp_path):
     assert eval(korea["AnswerList"]) == ["036", "042"] and korea["answer_len"] == "2"
     subset = read(compat / "test_subset/relation_query.csv")
     assert len(subset) == 2  # the subset (100) holds the whole of this small month
+
+
+def test_leakage_check_refuses_a_cutoff_that_reaches_the_query_day():
+    from pipeline.testset.build import check_leakage
+
+    good = {"query_id": "q_h1", "date": D8, "cutoff": D7, "horizon": 1}
+    check_leakage([good])
+    with pytest.raises(TestsetError, match="1 queries see past their cutoff"):
+        check_leakage([good, {**good, "query_id": "q_h0", "cutoff": D8, "horizon": 0}])
+    with pytest.raises(TestsetError, match="see past their cutoff"):
+        check_leakage([{**good, "horizon": 7}])  # a cutoff that does not match its horizon
