@@ -76,8 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("stats", "the funnel and the top relations and country pairs of a date range"),
     ]:
         sub = stages.add_parser(name, parents=[common], help=help_text, description=help_text)
-        sub.add_argument("--start-date", required=True, type=_day, help="first day (UTC)")
-        sub.add_argument("--end-date", required=True, type=_day, help="last day (UTC)")
+        _add_days(sub)
         if name == "stats":
             sub.add_argument("--top", type=int, default=10, help="rows per top list")
         sub.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -114,8 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("process", "extract, identify the language and OBELICS-clean the fetched pages"),
     ]:
         sub = actions.add_parser(name, parents=[common], help=help_text, description=help_text)
-        sub.add_argument("--start-date", required=True, type=_day, help="first day (UTC)")
-        sub.add_argument("--end-date", required=True, type=_day, help="last day (UTC)")
+        _add_days(sub)
         sub.add_argument("--json", action="store_true", help="print the summary as JSON")
         if name == "process":
             sub.add_argument(
@@ -130,6 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("files", nargs="+", type=Path, metavar="FILE")
     explain.add_argument("--preset", choices=["obelics", "mirai"], help="default: the config's")
     return parser
+
+
+def _add_days(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--start-date", required=True, type=_day, help="first day (UTC)")
+    parser.add_argument("--end-date", required=True, type=_day, help="last day (UTC)")
 
 
 def _day(text: str) -> date:

@@ -113,6 +113,10 @@ def test_normalize_database_stats(real_day, capsys):
          "is not a YYYY-MM-DD date"),
         (["stats", "--start-date", "2025-08-08", "--end-date", "2025-08-07"], 2,
          "in the wrong order"),
+        (["evaluate", "--queries", "/nonexistent.parquet", "--predictions", "p.jsonl"], 1,
+         "cannot read"),
+        (["articles", "process", "--start-date", "2025-08-07", "--end-date", "2025-08-07"], 1,
+         "no warehouse at"),
     ],
 )  # fmt: skip
 def test_later_stages_fail_in_one_line(tmp_path, args, code, message):

@@ -39,6 +39,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from pipeline.errors import StageError
 from pipeline.reference import tables
 
 EPSILON = 1e-10  # MIRAI's constant against log(0), added to both distributions
@@ -358,10 +359,19 @@ def load_predictions(path: Path) -> tuple[dict[str, object], Counter]:
 # --- evaluation ------------------------------------------------------------------------------
 
 
+class EvaluateError(StageError):
+    """The queries or predictions cannot be read, or the queries are broken."""
+
+
 def evaluate(queries_path: Path, predictions_path: Path) -> dict:
     """Score a predictions JSONL against a queries file; see `score` for the result."""
-    predictions, counts = load_predictions(Path(predictions_path))
-    return score(load_queries(Path(queries_path)), predictions, counts)
+    try:
+        predictions, counts = load_predictions(Path(predictions_path))
+        return score(load_queries(Path(queries_path)), predictions, counts)
+    except OSError as exc:
+        raise EvaluateError(f"cannot read {exc.filename}: {exc.strerror}") from None
+    except ValueError as exc:  # a broken queries file: say which, in one line
+        raise EvaluateError(str(exc).splitlines()[0]) from None
 
 
 def score(
