@@ -25,7 +25,7 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin
@@ -56,6 +56,7 @@ from pipeline.articles.safety import (
 from pipeline.articles.warc import RunWarcs, response_records
 from pipeline.config import ArticlesConfig, Config
 from pipeline.progress import progress
+from pipeline.summary import StageSummary
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +66,7 @@ _RETRY = "retry"  # an attempt that may be retried; settled as "retryable" once 
 
 
 @dataclass
-class FetchSummary:
+class FetchSummary(StageSummary):
     urls: int = 0
     skipped: int = 0  # already settled in the ledger
     fetched: int = 0
@@ -88,9 +89,6 @@ class FetchSummary:
             f"fetch: {self.urls} URLs, {self.skipped} already done; {counts}; "
             f"{self.requests} requests, {self.bytes / 1e6:.1f} MB stored ({self.seconds:.1f} s)"
         )
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 # --- one URL ----------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -36,6 +36,7 @@ from pipeline.config import Config
 from pipeline.errors import StageError
 from pipeline.parquet_io import write_parquet
 from pipeline.progress import progress
+from pipeline.summary import StageSummary
 
 log = logging.getLogger(__name__)
 _CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.IGNORECASE)
@@ -46,7 +47,7 @@ class ArticlesError(StageError):
 
 
 @dataclass
-class Summary:
+class Summary(StageSummary):
     first_day: str
     last_day: str
     urls: int = 0
@@ -64,9 +65,6 @@ class Summary:
             f"{self.pages:,} pages, {self.extracted:,} extracted, {self.kept:,} kept as "
             f"{self.documents:,} documents; {removed or 'nothing removed'} ({self.seconds:.1f} s)"
         )
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def mirai_abstract(title: str | None, text: str) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from pipeline.config import Config
 from pipeline.errors import StageError
 from pipeline.gdelt.schema import MENTIONS
 from pipeline.reference import tables
+from pipeline.summary import StageSummary
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ class NormalizeError(StageError):
 
 
 @dataclass
-class Summary:
+class Summary(StageSummary):
     first_day: str
     last_day: str
     days: int = 0
@@ -58,9 +59,6 @@ class Summary:
             f"{self.records_in:,} records in, {self.records_kept:,} kept in {self.quads:,} "
             f"quads; {removed} ({self.seconds:.1f} s)"
         )
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def _days(first: date, last: date) -> list[date]:

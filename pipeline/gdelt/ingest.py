@@ -11,7 +11,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -23,12 +23,13 @@ from pipeline.gdelt.download import STATUSES, Fetched, fetch, make_session
 from pipeline.gdelt.masterfile import Listing, SlotFile, list_files
 from pipeline.gdelt.parse import ParseError, parse_zip
 from pipeline.progress import progress
+from pipeline.summary import StageSummary
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
-class Summary:
+class Summary(StageSummary):
     start: str
     end: str
     slots: int = 0
@@ -52,9 +53,6 @@ class Summary:
             f"{self.corrupt} corrupt, {self.failed} failed; {self.rows_written:,} rows written, "
             f"{self.rows_rejected:,} rejected ({self.seconds:.1f} s)"
         )
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def bronze_root(cfg: Config) -> Path:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from pipeline import duck
 from pipeline.config import Config
 from pipeline.errors import StageError
 from pipeline.parquet_io import write_parquet
+from pipeline.summary import StageSummary
 from pipeline.testset import mirai_compat
 from pipeline.testset.subset import Item, balance, balanced_subset
 from pipeline.warehouse.build import open_read_only
@@ -65,7 +66,7 @@ class TestsetError(StageError):
 
 
 @dataclass
-class Summary:
+class Summary(StageSummary):
     month: str
     candidates: int = 0
     queries: int = 0
@@ -84,9 +85,6 @@ class Summary:
             f"x horizons {self.horizons} = {self.rows:,} rows, subset {self.subset}; {cv} "
             f"({self.seconds:.1f} s)"
         )
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def month_range(month: str) -> tuple[date, date]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from filelock import FileLock
@@ -20,6 +20,7 @@ from pipeline.articles.schema import DOCS
 from pipeline.config import Config
 from pipeline.errors import StageError
 from pipeline.reference import tables
+from pipeline.summary import StageSummary
 
 
 class WarehouseError(StageError):
@@ -27,7 +28,7 @@ class WarehouseError(StageError):
 
 
 @dataclass
-class Summary:
+class Summary(StageSummary):
     days: int
     events: int
     quads: int
@@ -40,9 +41,6 @@ class Summary:
             f"database: {self.days} days, {self.events:,} events, {self.quads:,} quads, "
             f"{self.quad_urls:,} quad URLs, {self.news:,} news documents ({self.seconds:.1f} s)"
         )
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def warehouse_path(cfg: Config) -> Path:
