@@ -7,6 +7,7 @@ same defaults out (a test keeps the two equal).
 from __future__ import annotations
 
 import os
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -15,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 REPO_DEFAULT = Path(__file__).resolve().parents[1] / "configs" / "default.yaml"
 CONFIG_ENV = "GDELT_FORECAST_CONFIG"
+DATA_ROOT_ENV = "GDELT_FORECAST_DATA_ROOT"
 
 Table = Literal["export", "mentions"]
 
@@ -171,6 +173,32 @@ class TestsetConfig(_Section):
     )
 
 
+class ReleaseConfig(_Section):
+    name: str = Field("gdelt-forecast", description="Dataset name in the manifest and card.")
+    history_start: date | None = Field(
+        None,
+        description="First day of the released database; empty means the 1st of January of "
+        "the test month's year (MIRAI's default).",
+    )
+    license: str = Field(
+        "cc-by-nc-4.0",
+        description="License of the release (SPDX id, lower case, as Hugging Face cards write it).",
+    )
+    embedding_url: str | None = Field(
+        None,
+        description="OpenAI-compatible API root (e.g. http://127.0.0.1:8000/v1) whose "
+        "/embeddings endpoint embeds mirai/info's names; empty means the local model.",
+    )
+    embedding_model: str = Field(
+        "text-embedding-3-small",
+        description="Model asked of embedding_url (MIRAI used text-embedding-3-small).",
+    )
+    embedding_api_key_env: str = Field(
+        "OPENAI_API_KEY", description="Environment variable holding embedding_url's API key."
+    )
+    top_pairs: int = Field(20, ge=1, description="Country pairs listed in stats and plots.")
+
+
 class DuckdbConfig(_Section):
     memory_limit: str = Field("3GB", description="DuckDB memory limit; it spills to disk past it.")
     threads: int | None = Field(None, ge=1, description="DuckDB threads (default: all cores).")
@@ -184,6 +212,7 @@ class Config(_Section):
     events: EventsConfig = EventsConfig()
     articles: ArticlesConfig = ArticlesConfig()
     testset: TestsetConfig = TestsetConfig()
+    release: ReleaseConfig = ReleaseConfig()
     duckdb: DuckdbConfig = DuckdbConfig()
 
 
@@ -212,8 +241,8 @@ def load_config(
     data_root: str | Path | None = None,
 ) -> Config:
     """Load ``path`` (else $GDELT_FORECAST_CONFIG, else configs/default.yaml, else the
-    built-in defaults), apply ``section.key=value`` overrides (values parsed as YAML),
-    then ``data_root``. Raises ConfigError with a one-line message."""
+    built-in defaults), then $GDELT_FORECAST_DATA_ROOT, then ``section.key=value`` overrides
+    (values parsed as YAML), then ``data_root``. Raises ConfigError with a one-line message."""
     chosen = path or os.environ.get(CONFIG_ENV) or (REPO_DEFAULT if REPO_DEFAULT.exists() else None)
     tree: dict[str, Any] = {}
     if chosen:
@@ -228,6 +257,8 @@ def load_config(
         if loaded is not None and not isinstance(loaded, dict):
             raise ConfigError(f"config: {chosen} must hold a mapping at the top level")
         tree = loaded or {}
+    if os.environ.get(DATA_ROOT_ENV):
+        tree["data_root"] = os.environ[DATA_ROOT_ENV]
     for item in overrides:
         key, sep, raw = item.partition("=")
         if not sep or not key:
@@ -246,5 +277,13 @@ def load_config(
 
 
 def from_dag_params(params: dict[str, Any]) -> Config:
-    """The config a DAG run asks for with its ``config``, ``set`` and ``data_root`` params."""
-    return load_config(params.get("config"), params.get("set") or (), params.get("data_root"))
+    """The config a DAG run asks for with its ``config``, ``set`` and ``data_root`` params.
+    A worker's working directory is nobody's choice, so a relative data root is refused."""
+    cfg = load_config(params.get("config"), params.get("set") or (), params.get("data_root"))
+    if not cfg.data_root.is_absolute():
+        raise ConfigError(
+            f"config: data_root {str(cfg.data_root)!r} is relative, and a DAG task's working "
+            f"directory is arbitrary: set ${DATA_ROOT_ENV} on the workers or the data_root "
+            "param to an absolute path"
+        )
+    return cfg

@@ -1,0 +1,39 @@
+"""The tables of a release: where their Parquet files lie and what they hold.
+
+The card's ``configs:`` (one Hugging Face config per table), the Croissant record sets and
+``release verify`` all read this one list, so they cannot disagree about the layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str  # Hugging Face config name and Croissant RecordSet id
+    glob: str  # Parquet files, relative to the release folder
+    description: str
+
+
+TABLES: tuple[Table, ...] = (
+    Table("events", "events/*.parquet", "GDELT event records kept by the MIRAI rules, one row "
+          "per record, with the codebook columns and the quad they belong to."),
+    Table("quads", "quads/*.parquet", "One row per quadruple (date, head, relation, tail): "
+          "daily mentions, GDELT records, events, source URLs and kept documents behind it."),
+    Table("news", "news/*.parquet", "Kept news articles: extracted title, text, MIRAI's "
+          "abstract and the OBELICS filter values."),
+    Table("quad_docs", "quad_docs/*.parquet", "Links from each quad to the kept documents "
+          "behind its source URLs."),
+    Table("funnel", "funnel/*.parquet", "Per day and rule: rows in, rows out, rows removed "
+          "and the most frequent reasons."),
+    Table("relations", "reference/relations.parquet", "CAMEO event codes (levels 1-3) with "
+          "MIRAI's names, descriptions, parent links and binary/quad classes."),
+    Table("countries", "reference/countries.parquet", "ISO-3166 alpha-3 countries (plus "
+          "Kosovo, XKX) with name, continent and UN region."),
+    Table("queries", "testset/queries.parquet", "The month's relation queries (t, s, ?, o), "
+          "one row per forecasting horizon, with MIRAI's prompt and the answer."),
+    Table("subset", "testset/subset.parquet", "The seeded balanced subset of the queries."),
+    Table("gdelt_slots", "gdelt/slots.parquet", "Every GDELT source file of the release's "
+          "days: slot, table, URL, size, md5, status, rows and rejected lines."),
+)  # fmt: skip
