@@ -106,6 +106,28 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--predictions", required=True, type=Path, help="JSONL predictions")
     ev.add_argument("--json", action="store_true", help="print the scores as JSON")
 
+    rel = stages.add_parser(
+        "release",
+        parents=[common],
+        help="a versioned, verifiable release of a month; `release verify DIR` checks one",
+        description="Write <data_root>/releases/<version>/ for the test month --month "
+        "(the database from the history start through the month's end, its test set, "
+        "MIRAI's data folder, card, Croissant, stats, manifest); or `release verify DIR`.",
+    )
+    rel.add_argument("--month", type=_month, help="test month, YYYY-MM")
+    rel.add_argument("--version", help="release name (default: YYYY.MM.n, the first free n)")
+    rel.add_argument(
+        "--history-start", type=_day, help="first day of the database (default: config)"
+    )
+    rel.add_argument("--json", action="store_true", help="print the summary as JSON")
+    checks = rel.add_subparsers(dest="action", parser_class=_Parser)
+    ver = checks.add_parser(
+        "verify",
+        help="re-check checksums, listing, schemas, row counts and the leakage rule",
+        description="Exit 0 when the release in DIR is sound, else 1 naming each bad file.",
+    )
+    ver.add_argument("release_dir", type=Path, metavar="DIR")
+
     art = stages.add_parser("articles", help="news articles: fetch, process, explain")
     actions = art.add_subparsers(dest="action", required=True, parser_class=_Parser)
     for name, help_text in [
@@ -229,6 +251,29 @@ def _evaluate(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def _release(args: argparse.Namespace, cfg: Config) -> int:
+    if args.action == "verify":
+        from pipeline.release.verify import verify
+
+        problems = verify(args.release_dir)
+        for problem in problems:
+            print(f"{args.release_dir}/{problem}", file=sys.stderr)
+        print(f"release verify {args.release_dir}: " + (
+            f"{len(problems)} problem(s)" if problems else "sound"
+        ))  # fmt: skip
+        return 1 if problems else 0
+    if not args.month:
+        raise UsageError("--month is required (or `release verify DIR`)")
+    from pipeline.release.build import build_release
+
+    summary = build_release(cfg, args.month, args.version, args.history_start)
+    _print(args, summary)
+    if not args.json:
+        print(f"load it: datasets.load_dataset({summary.path!r}, 'queries', split='test'); "
+              f"duckdb: SELECT * FROM '{summary.path}/quads/*.parquet'")  # fmt: skip
+    return 0
+
+
 STAGES = {
     "ingest": _ingest,
     "normalize": _normalize,
@@ -237,11 +282,13 @@ STAGES = {
     "articles": _articles,
     "testset": _testset,
     "evaluate": _evaluate,
+    "release": _release,
 }
 
 
 def _name(args: argparse.Namespace) -> str:
-    return f"{args.stage} {args.action}" if args.stage == "articles" else args.stage
+    action = getattr(args, "action", None)
+    return f"{args.stage} {action}" if action else args.stage
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,12 +33,23 @@ def run(
 ) -> duckdb.DuckDBPyConnection:
     """Run ``sql/<name>`` (after ``prefix``, e.g. ``CREATE TABLE t AS``) with the named
     ``$parameters`` it uses, taken from ``params``; others in ``params`` are ignored."""
+    text, bound = _bind(name, params)
+    return con.execute(f"{prefix} {text}", bound)
+
+
+def relation(con: duckdb.DuckDBPyConnection, name: str, **params) -> duckdb.DuckDBPyRelation:
+    """``sql/<name>`` as a lazy relation, to stream its rows (``to_arrow_reader``)."""
+    text, bound = _bind(name, params)
+    return con.sql(text, params=bound)
+
+
+def _bind(name: str, params: dict) -> tuple[str, dict]:
     text = sql(name)
     used = sorted(set(_PARAM.findall(text)))
     missing = [p for p in used if p not in params]
     if missing:
         raise KeyError(f"{name} needs parameters {missing}")
-    return con.execute(f"{prefix} {text}", {p: params[p] for p in used})
+    return text, {p: params[p] for p in used}
 
 
 def records(con: duckdb.DuckDBPyConnection, name: str, **params) -> list[dict]:

@@ -5,7 +5,9 @@ daily mentions and ``testset.min_documents`` kept documents), one query (t, s, ?
 (date, subject, object) of it, one row per forecasting horizon (cutoff = t - horizon), the
 MIRAI query prompt, the answer as a list and as a dict grouped by first-level code, and the
 balanced subset. Writes ``testset/<month>/queries.parquet``, ``subset.parquet``,
-``balance.json`` (what the subset achieved against the full set) and ``mirai_compat/``.
+``balance.json`` (what the subset achieved against the full set) and MIRAI's
+``relation_query.csv`` files (``mirai_compat/``); the release adds MIRAI's database files.
+A month without queries is an error, never an empty test set.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pyarrow as pa
 from pipeline import duck
 from pipeline.config import Config
 from pipeline.errors import StageError
+from pipeline.locks import month_lock
 from pipeline.parquet_io import write_parquet
 from pipeline.summary import StageSummary
 from pipeline.testset import mirai_compat
@@ -139,7 +142,17 @@ def check_leakage(rows: list[dict]) -> None:
         raise TestsetError(f"{len(leaks)} queries see past their cutoff: {leaks[:5]}")
 
 
-def build_testset(cfg: Config, month: str) -> Summary:
+def build_testset(
+    cfg: Config, month: str, out: Path | None = None, compat: Path | None = None
+) -> Summary:
+    """Into ``out`` (default ``<data_root>/testset/<month>``), MIRAI's query files into
+    ``compat`` (default ``out/mirai_compat``). Two builds of one month take turns."""
+    month_range(month)  # a bad month is refused before it names a lock file
+    with month_lock(cfg, "testset", month):
+        return _build(cfg, month, out, compat)
+
+
+def _build(cfg: Config, month: str, out: Path | None, compat: Path | None) -> Summary:
     t0 = time.monotonic()
     ts = cfg.testset
     first, last = month_range(month)
@@ -147,12 +160,17 @@ def build_testset(cfg: Config, month: str) -> Summary:
         "first_date": first, "last_date": last, "min_daily_mentions": ts.min_daily_mentions,
         "min_documents": ts.min_documents, "answer_source": ts.answer_source,
     }  # fmt: skip
-    out = cfg.data_root / "testset" / month
+    out = out or cfg.data_root / "testset" / month
+    compat = compat or out / "mirai_compat"
     with open_read_only(cfg) as con:
         duck.run(con, "testset/candidates.sql", "CREATE TEMP TABLE candidates AS", **params)
         candidates = con.execute("SELECT count(*) FROM candidates").fetchone()[0]
+        if not candidates:
+            (in_month,) = con.execute(
+                "SELECT count(*) FROM quads WHERE date BETWEEN ? AND ?", [first, last]
+            ).fetchone()
+            raise TestsetError(_no_queries(cfg, month, in_month))
         pairs = duck.records(con, "testset/queries.sql", **params)
-        mirai_compat.write_database(con, out / "mirai_compat", last)
     rows = _rows(pairs, sorted(set(ts.horizons)))
     check_leakage(rows)
     items = [
@@ -172,7 +190,7 @@ def build_testset(cfg: Config, month: str) -> Summary:
     for folder, keep in (("test", first_horizon), ("test_subset", [
         r for r in first_horizon if r["key"] in chosen
     ])):  # fmt: skip
-        mirai_compat.write_queries(out / "mirai_compat" / folder / "relation_query.csv", keep)
+        mirai_compat.write_queries(compat / folder / "relation_query.csv", keep)
     return Summary(
         month=month,
         candidates=candidates,
@@ -182,6 +200,18 @@ def build_testset(cfg: Config, month: str) -> Summary:
         horizons=sorted(set(ts.horizons)),
         balance_cv={d: {"subset": picked[d]["cv"], "full": full[d]["cv"]} for d in full},
         seconds=time.monotonic() - t0,
+    )
+
+
+def _no_queries(cfg: Config, month: str, in_month: int) -> str:
+    where = f"the warehouse at {cfg.data_root / 'warehouse.duckdb'}"
+    if not in_month:
+        return f"no quads dated in {month} in {where}: ingest, normalize and rebuild it first"
+    ts = cfg.testset
+    return (
+        f"none of the {in_month:,} quads of {month} in {where} has both "
+        f"{ts.min_daily_mentions} daily mentions and {ts.min_documents} kept documents "
+        "(testset.min_daily_mentions, testset.min_documents): no test set written"
     )
 
 

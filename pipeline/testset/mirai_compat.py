@@ -1,7 +1,7 @@
-"""A ``mirai_compat/`` folder in the layout MIRAI released, so MIRAI's own agents and
-evaluation run on our data unchanged: tab-separated ``data_kg.csv`` and ``data_news.csv``
-(the database up to the month's end) and ``test/`` and ``test_subset/relation_query.csv``
-(the queries of the smallest horizon: MIRAI's agents date their history themselves).
+"""MIRAI's released data layout, so MIRAI's own agents and evaluation run on our data
+unchanged: tab-separated ``data_kg.csv`` and ``data_news.csv`` (the release's database) and
+``test/`` and ``test_subset/relation_query.csv`` (the test set's queries of the smallest
+horizon: MIRAI's agents date their history themselves).
 
 Column names, order and string forms follow MIRAI's dataset_construction scripts 6-9: lists
 and dicts as Python literals (MIRAI reads them back with ``eval``), ``QueryId`` numbered
@@ -26,15 +26,15 @@ RELATION_QUERY = [
 ]  # fmt: skip
 
 
-def write_database(con, out: Path, last: date) -> None:
-    """data_kg.csv and data_news.csv from an open warehouse connection."""
+def write_database(con, out: Path, first: date, last: date) -> None:
+    """data_kg.csv and data_news.csv of the days first..last from an open warehouse."""
     out.mkdir(parents=True, exist_ok=True)
-    for name, file in (("testset/compat_kg.sql", "data_kg.csv"),
-                       ("testset/compat_news.sql", "data_news.csv")):  # fmt: skip
+    for name, file in (("release/mirai_kg.sql", "data_kg.csv"),
+                       ("release/mirai_news.sql", "data_news.csv")):  # fmt: skip
         query = duck.sql(name)
         con.execute(
             f"COPY ({query}) TO {duck.literal(out / file)} (FORMAT csv, DELIMITER '\\t', HEADER)",
-            {"last_date": last},
+            {"first_date": first, "last_date": last},
         )
 
 

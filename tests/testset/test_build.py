@@ -13,6 +13,7 @@ import pytest
 from pipeline.config import load_config
 from pipeline.reference import tables
 from pipeline.testset.build import TestsetError, answer_dict, build_testset, month_range
+from pipeline.testset.mirai_compat import write_database
 from pipeline.testset.subset import Item, balance, balanced_subset
 
 D7, D8 = date(2025, 8, 7), date(2025, 8, 8)
@@ -144,28 +145,37 @@ def test_answer_dict_and_months():
         month_range("2023-13")
 
 
-def test_mirai_compat_files_have_mirai_columns(tmp_path):
+def read_tsv(path):
+    with path.open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def test_mirai_database_files_have_mirai_columns_and_the_window(tmp_path):
     root = warehouse(tmp_path / "data", QUADS)
-    build_testset(load_config(None, ["testset.horizons=[1, 7]"], root), "2025-08")
-    compat = root / "testset/2025-08/mirai_compat"
-
-    def read(path):
-        with path.open(encoding="utf-8", newline="") as fh:
-            return list(csv.DictReader(fh, delimiter="\t"))
-
-    kg, news = read(compat / "data_kg.csv"), read(compat / "data_news.csv")
+    compat = tmp_path / "MIRAI"
+    with duckdb.connect(str(root / "warehouse.duckdb"), read_only=True) as con:
+        write_database(con, compat, D8, date(2025, 8, 31))
+    kg, news = read_tsv(compat / "data_kg.csv"), read_tsv(compat / "data_news.csv")
     assert list(kg[0]) == [
         "DateStr", "Actor1CountryCode", "Actor2CountryCode", "EventBaseCode",
         "Actor1CountryName", "Actor2CountryName", "RelName", "QuadEventCode",
         "QuadEventName", "Docid", "Docids",
     ]  # fmt: skip
     assert list(news[0]) == ["Docid", "MD5", "URL", "Date", "Title", "Text", "Abstract"]
-    aze = [r for r in kg if r["QuadEventCode"] == "2025-08-07, AZE, 057, USA"]
-    assert len(aze) == 5 and aze[0]["RelName"] == "Sign formal agreement"
-    assert aze[0]["QuadEventName"] == "2025-08-07, Azerbaijan, Sign formal agreement, United States"
-    assert eval(aze[0]["Docids"]) == sorted(r["Docid"] for r in aze)  # how MIRAI reads it
-    assert all(r["DateStr"] <= "2025-08-31" for r in kg)  # September stays out
-    assert len(news) == sum(q[5] for q in QUADS if q[0].month == 8)
+    korea = [r for r in kg if r["QuadEventCode"] == "2025-08-08, KOR, 042, CHN"]
+    assert len(korea) == 9 and korea[0]["RelName"] == "Make a visit"
+    assert korea[0]["QuadEventName"] == "2025-08-08, South Korea, Make a visit, China"
+    assert eval(korea[0]["Docids"]) == sorted(r["Docid"] for r in korea)  # how MIRAI reads it
+    assert {r["DateStr"] for r in kg} == {"2025-08-08"}  # D7 before the window, September after
+    assert len(news) == sum(q[5] for q in QUADS if q[0] == D8)
+
+
+def test_mirai_query_files_have_mirai_columns(tmp_path):
+    root = warehouse(tmp_path / "data", QUADS)
+    build_testset(load_config(None, ["testset.horizons=[1, 7]"], root), "2025-08")
+    compat = root / "testset/2025-08/mirai_compat"
+    read = read_tsv
+    assert not (compat / "data_kg.csv").exists()  # the release writes the database files
 
     test = read(compat / "test/relation_query.csv")
     assert list(test[0])[:5] == ["QueryId", "DateStr", "Actor1CountryCode",
@@ -191,3 +201,18 @@ def test_leakage_check_refuses_a_cutoff_that_reaches_the_query_day():
         check_leakage([good, {**good, "query_id": "q_h0", "cutoff": D8, "horizon": 0}])
     with pytest.raises(TestsetError, match="see past their cutoff"):
         check_leakage([{**good, "horizon": 7}])  # a cutoff that does not match its horizon
+
+
+def test_a_month_without_queries_is_an_error_not_an_empty_set(tmp_path, capsys):
+    from pipeline.cli import main
+
+    root = warehouse(tmp_path / "data", QUADS)
+    cfg = load_config(None, [], root)
+    with pytest.raises(TestsetError, match=r"no quads dated in 2025-07 in the warehouse at .*"):
+        build_testset(cfg, "2025-07")
+    lonely = warehouse(tmp_path / "lonely", [QUADS[1]])  # 99 mentions: nothing strict
+    with pytest.raises(TestsetError, match="none of the 1 quads of 2025-08 .* has both 100"):
+        build_testset(load_config(None, [], lonely), "2025-08")
+    assert main(["testset", "--month", "2025-07", "--data-root", str(root)]) == 1
+    assert "no quads dated in 2025-07" in capsys.readouterr().err
+    assert not (root / "testset").exists() and not (lonely / "testset").exists()

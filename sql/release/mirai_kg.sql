@@ -1,4 +1,4 @@
--- MIRAI's data_kg.csv: one row per (quad, kept document) up to the month's last day, with
+-- MIRAI's data_kg.csv: one row per (quad, kept document) of the release's history, with
 -- MIRAI's column names and string forms (QuadEventCode "2023-11-03, AUS, 042, CHN"; Docids
 -- as a Python list literal, which MIRAI's code reads back with eval).
 WITH linked AS (
@@ -17,7 +17,7 @@ WITH linked AS (
     LEFT JOIN countries AS c1 ON c1.iso3 = q.head
     LEFT JOIN countries AS c2 ON c2.iso3 = q.tail
     LEFT JOIN relations AS r ON r.code = q.relation
-    WHERE q.date <= $last_date
+    WHERE q.date BETWEEN $first_date AND $last_date
 )
 SELECT
     DateStr, Actor1CountryCode, Actor2CountryCode, EventBaseCode, Actor1CountryName,

@@ -1,4 +1,4 @@
--- MIRAI's data_news.csv: the kept documents up to the month's last day.
+-- MIRAI's data_news.csv: the kept documents of the release's history.
 SELECT
     doc_id AS Docid,
     url_md5 AS MD5,
@@ -8,5 +8,5 @@ SELECT
     text AS Text,
     abstract AS Abstract
 FROM news
-WHERE date <= $last_date
+WHERE date BETWEEN $first_date AND $last_date
 ORDER BY date, doc_id

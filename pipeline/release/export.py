@@ -1,0 +1,56 @@
+"""Tables streamed from DuckDB into a release's Parquet files, the same bytes every time.
+
+DuckDB hands Arrow batches of whatever size its pipeline produced; pyarrow's dataset writer
+re-cuts them into row groups of a fixed size, one thread, in order, so the files depend
+only on the rows. Memory stays at a few row groups whatever the table's size.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+
+from pipeline import duck
+
+ROW_GROUP = 100_000
+BATCH = 50_000
+
+
+def write_query(
+    con: duckdb.DuckDBPyConnection, name: str, folder: Path, rows_per_file: int, **params
+) -> list[Path]:
+    """Rows of ``sql/<name>`` as ``folder/part-0.parquet``, ``part-1``, ... (one
+    file with no rows when the query has none, so every table keeps its schema)."""
+    reader = duck.relation(con, name, **params).to_arrow_reader(BATCH)
+    return write_reader(reader, folder, rows_per_file)
+
+
+def write_reader(reader: pa.RecordBatchReader, folder: Path, rows_per_file: int) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    ds.write_dataset(
+        reader,
+        folder,
+        format="parquet",
+        basename_template="part-{i}.parquet",
+        file_options=ds.ParquetFileFormat().make_write_options(compression="zstd"),
+        min_rows_per_group=min(ROW_GROUP, rows_per_file),
+        max_rows_per_group=min(ROW_GROUP, rows_per_file),
+        max_rows_per_file=rows_per_file,
+        use_threads=False,
+        existing_data_behavior="error",
+    )
+    files = sorted(folder.glob("part-*.parquet"), key=lambda p: int(p.stem[5:]))
+    if not files:  # the dataset writer writes nothing for an empty input
+        files = [folder / "part-0.parquet"]
+        pq.write_table(reader.schema.empty_table(), files[0], compression="zstd")
+    return files
+
+
+def write_table(table: pa.Table, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path, compression="zstd", row_group_size=ROW_GROUP)
+    return path

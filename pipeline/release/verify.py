@@ -1,0 +1,105 @@
+"""``gdelt-forecast release verify <dir>``: is a release what its manifest and card say?
+
+Checks, each naming the file at fault: every listed file is present with its size and
+sha256 and no file is unlisted; each table's row count matches the manifest; each table's
+Parquet schema is the card's features; and the leakage rule: queries and subset rows are
+dated in the test month with a cutoff before their date, the subset is drawn from the
+queries, and no table of the database holds a row dated outside the release's history
+(which ends on the test month's last day).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+
+from pipeline import duck
+from pipeline.release import card
+from pipeline.release.layout import TABLES
+from pipeline.release.manifest import MANIFEST, on_disk, parquet_rows, sha256
+from pipeline.testset.build import month_range
+
+DATED = {"events": "date", "quads": "date", "news": "date", "quad_docs": "date", "funnel": "date"}
+
+
+def verify(root: Path) -> list[str]:
+    """Every problem found, one line each; empty when the release is sound."""
+    try:
+        manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+        listed = {item["path"]: item for item in manifest["files"]}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return [f"{MANIFEST}: unreadable ({exc})"]
+    problems = _files(root, listed)
+    if problems:  # tables that fail their checksum are not worth reading further
+        return problems
+    problems += _schemas(root, listed)
+    return problems or _leakage(root, manifest, listed)
+
+
+def _files(root: Path, listed: dict[str, dict]) -> list[str]:
+    problems = []
+    present = {p.relative_to(root).as_posix() for p in on_disk(root)}
+    for path, item in listed.items():
+        if path not in present:
+            problems.append(f"{path}: listed in the manifest but missing")
+        elif (root / path).stat().st_size != item["bytes"]:
+            problems.append(f"{path}: {(root / path).stat().st_size} bytes, manifest says "
+                            f"{item['bytes']}")  # fmt: skip
+        elif sha256(root / path) != item["sha256"]:
+            problems.append(f"{path}: sha256 differs from the manifest")
+        elif "rows" in item and parquet_rows(root / path) != item["rows"]:
+            problems.append(f"{path}: {parquet_rows(root / path)} rows, manifest says "
+                            f"{item['rows']}")  # fmt: skip
+    problems += [f"{path}: not listed in the manifest" for path in sorted(present - set(listed))]
+    return problems
+
+
+def _tables(listed: dict[str, dict]) -> dict[str, list[str]]:
+    return {t.name: sorted(p for p in listed if fnmatch.fnmatchcase(p, t.glob)) for t in TABLES}
+
+
+def _schemas(root: Path, listed: dict[str, dict]) -> list[str]:
+    try:
+        info = card.parse_header((root / "README.md").read_text(encoding="utf-8"))
+        declared = {c["config_name"]: c["features"] for c in info["dataset_info"]}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return [f"README.md: no readable dataset_info in the card header ({exc})"]
+    problems = []
+    for name, paths in _tables(listed).items():
+        if not paths:
+            problems.append(f"{name}: the release has no file for this table")
+        for path in paths:
+            features = card.hf_features(pq.read_schema(root / path))
+            if features != declared.get(name):
+                problems.append(f"{path}: schema differs from the card's `{name}` features")
+    return problems
+
+
+def _leakage(root: Path, manifest: dict, listed: dict[str, dict]) -> list[str]:
+    first, last = month_range(manifest["month"])
+    start = date.fromisoformat(manifest["history"]["start"])
+    end = date.fromisoformat(manifest["history"]["end"])
+    problems = []
+    if end != last:
+        problems.append(f"{MANIFEST}: history ends {end}, not on the test month's last day {last}")
+    tables = _tables(listed)
+    with duckdb.connect() as con:
+        for name, paths in tables.items():
+            con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet("
+                        f"{duck.quoted_list(root / p for p in paths)})")  # fmt: skip
+        for name, column in DATED.items():
+            (outside,) = con.execute(
+                f"SELECT count(*) FROM {name} WHERE {column} NOT BETWEEN ? AND ?", [start, end]
+            ).fetchone()
+            if outside:
+                problems += [f"{p}: {outside} rows dated outside {start}..{end}"
+                             for p in tables[name]]  # fmt: skip
+        for r in duck.records(con, "release/leaks.sql", first=first, last=last):
+            problems += [f"{p}: {r['problem']} ({r['rows']} rows, e.g. {r['example']})"
+                         for p in tables[r["tbl"]]]  # fmt: skip
+    return problems

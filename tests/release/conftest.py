@@ -1,0 +1,68 @@
+"""The demo month, built once per session the way `make demo` builds it: the real
+2025-08-07 22:00 slot ingested from a file:// mirror, normalized, its sample pages read from
+a web archive and cleaned, the warehouse rebuilt; then released."""
+
+from __future__ import annotations
+
+import gzip
+import os
+from datetime import date, datetime
+from pathlib import Path
+
+import pytest
+
+from pipeline.articles.process import process
+from pipeline.articles.sources import urls_for_days
+from pipeline.articles.warc import write_pages
+from pipeline.config import Config, load_config
+from pipeline.events.normalize import normalize
+from pipeline.gdelt.ingest import ingest
+from pipeline.release.build import build_release
+from pipeline.warehouse.build import build_database
+from tests.conftest import Mirror
+
+REPO = Path(__file__).resolve().parents[2]
+DAY, MONTH = date(2025, 8, 7), "2025-08"
+PAGES = sorted((REPO / "tests/fixtures/articles").glob("*.html.gz"))
+
+
+def demo_month(root: Path, mirror_dir: Path) -> Config:
+    mirror = Mirror(mirror_dir).add_real_slot()
+    archive = root / "pages.warc.gz"
+    overrides = [f"gdelt.base_url={mirror.root.as_uri()}", f"articles.archives=[{archive}]"]
+    cfg = load_config(REPO / "configs/demo.yaml", overrides, root)
+    ingest(cfg, datetime(2025, 8, 7, 21, 45), datetime(2025, 8, 7, 23, 45), ["export", "mentions"])
+    normalize(cfg, DAY, DAY)
+    build_database(cfg)
+    urls = sorted(urls_for_days(cfg, DAY, DAY))[: len(PAGES)]
+    pages = zip(urls, PAGES, strict=True)
+    write_pages(archive, {url: gzip.decompress(page.read_bytes()) for url, page in pages})
+    process(cfg, DAY, DAY)
+    build_database(cfg)
+    return cfg
+
+
+@pytest.fixture(scope="session", autouse=True)
+def offline_hub(tmp_path_factory):
+    """datasets and the embedding model read only local files, caching under tmp."""
+    cache = tmp_path_factory.mktemp("hf")
+    saved = {k: os.environ.get(k) for k in ("HF_HOME", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")}
+    os.environ.update(HF_HOME=str(cache), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+@pytest.fixture(scope="session")
+def demo_cfg(tmp_path_factory) -> Config:
+    base = tmp_path_factory.mktemp("demo")
+    return demo_month(base / "data", base / "mirror")
+
+
+@pytest.fixture(scope="session")
+def release(demo_cfg) -> Path:
+    """The demo month's first release; tests must not change it (copy it first)."""
+    return Path(build_release(demo_cfg, MONTH).path)

@@ -1,0 +1,199 @@
+"""The demo month's release: manifest, verify, reproducibility, immutability, and loading it
+the ways consumers do (datasets, mlcroissant, DuckDB, MIRAI's data folder)."""
+
+import csv
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.cli import main
+from pipeline.release import card
+from pipeline.release.build import ReleaseError, build_release, next_version
+from pipeline.release.layout import TABLES
+from pipeline.release.manifest import MANIFEST
+from pipeline.release.verify import verify
+from tests.release.conftest import MONTH, demo_month
+
+
+def manifest(root: Path) -> dict:
+    return json.loads((root / MANIFEST).read_text())
+
+
+def table_rows(root: Path) -> dict[str, int]:
+    rows: dict[str, int] = {}
+    for item in manifest(root)["files"]:
+        for table in TABLES:
+            if Path(item["path"]).match(table.glob):
+                rows[table.name] = rows.get(table.name, 0) + item["rows"]
+    return rows
+
+
+def test_manifest_lists_every_file_with_its_size_and_sha256(release):
+    m = manifest(release)
+    listed = {item["path"]: item for item in m["files"]}
+    on_disk = {p.relative_to(release).as_posix() for p in release.rglob("*") if p.is_file()}
+    assert set(listed) == on_disk - {MANIFEST}
+    for path, item in listed.items():
+        data = (release / path).read_bytes()
+        assert item["bytes"] == len(data) and item["sha256"] == hashlib.sha256(data).hexdigest()
+        if path.endswith(".parquet"):
+            assert item["rows"] == pq.ParquetFile(release / path).metadata.num_rows
+    assert (m["name"], m["version"], m["month"]) == ("gdelt-forecast", "2025.08.0", MONTH)
+    assert m["history"] == {"start": "2025-01-01", "end": "2025-08-31"}
+    assert m["config"]["events"]["min_daily_mentions"] == 1  # the demo config, in full
+    assert m["gdelt"]["slots"] == 1 and m["gdelt"]["files"] == 2
+    slots = pq.read_table(release / "gdelt/slots.parquet").to_pylist()
+    assert {s["table"] for s in slots} == {"export", "mentions"}
+    assert all(len(s["md5"]) == 32 for s in slots)
+    assert [r["rule"] for r in m["funnel"]][:2] == ["bronze", "same_day"]
+    assert m["funnel"][-1]["rows_out"] == table_rows(release)["events"] == 133
+    assert m["embeddings"]["embedding_model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert (release.parent / "LATEST").read_text() == "2025.08.0\n"
+
+
+def test_verify_passes_and_names_each_bad_file(release, tmp_path, capsys):
+    assert verify(release) == []
+    assert main(["release", "verify", str(release)]) == 0
+    copy = tmp_path / "copy"
+    shutil.copytree(release, copy)
+    quads = copy / "quads/part-0.parquet"
+    data = bytearray(quads.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    quads.write_bytes(bytes(data))
+    (copy / "plots/funnel.png").unlink()
+    (copy / "notes.txt").write_text("added by hand\n")
+    problems = verify(copy)
+    assert problems == [
+        "plots/funnel.png: listed in the manifest but missing",
+        "quads/part-0.parquet: sha256 differs from the manifest",
+        "notes.txt: not listed in the manifest",
+    ]
+    assert main(["release", "verify", str(copy)]) == 1
+    assert "quads/part-0.parquet: sha256 differs" in capsys.readouterr().err
+
+
+def _rewrite(root: Path, path: str, table: pa.Table) -> None:
+    """Replace a table and re-list it, as a careless hand would, so only the content checks
+    can catch it."""
+    pq.write_table(table, root / path)
+    m = manifest(root)
+    data = (root / path).read_bytes()
+    for item in m["files"]:
+        if item["path"] == path:
+            item.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest(),
+                        rows=table.num_rows)  # fmt: skip
+    (root / MANIFEST).write_text(json.dumps(m))
+
+
+def test_verify_catches_leakage_and_schema_drift(release, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(release, copy)
+    queries = pq.read_table(copy / "testset/queries.parquet")
+    late = queries.slice(0, 1).to_pylist()[0]
+    late.update(query_id="late", date=late["date"].replace(month=9, day=1))
+    late["cutoff"] = late["date"].replace(day=1, month=8, year=2025)
+    _rewrite(copy, "testset/queries.parquet",
+             pa.concat_tables([queries, pa.Table.from_pylist([late], queries.schema)]))  # fmt: skip
+    assert verify(copy) == [
+        "testset/queries.parquet: cutoff not before the date by its horizon (1 rows, e.g. late)",
+        "testset/queries.parquet: dated outside the test month (1 rows, e.g. late)",
+    ]
+    shutil.rmtree(copy)
+    shutil.copytree(release, copy)
+    events = pq.read_table(copy / "events/part-0.parquet")
+    _rewrite(copy, "events/part-0.parquet", events.drop_columns(["daily_mentions"]))
+    assert verify(copy) == [
+        "events/part-0.parquet: schema differs from the card's `events` features"
+    ]
+
+
+def test_a_second_build_gives_the_same_bytes(demo_cfg, release, tmp_path):
+    mirror = Path(demo_cfg.gdelt.base_url.removeprefix("file://"))  # the same source URLs
+    other = demo_month(tmp_path / "data", mirror)
+    again = Path(build_release(other, MONTH).path)
+    assert again.name == release.name
+    first = {i["path"]: i["sha256"] for i in manifest(release)["files"]}
+    second = {i["path"]: i["sha256"] for i in manifest(again)["files"]}
+    assert first == second  # every file but manifest.json, which alone holds the time
+    assert manifest(release)["created"] <= manifest(again)["created"]
+
+
+def test_an_existing_version_is_refused_and_left_alone(demo_cfg, release, capsys):
+    before = {p: p.stat().st_mtime_ns for p in release.rglob("*")}
+    with pytest.raises(ReleaseError, match="exists .* releases are immutable"):
+        build_release(demo_cfg, MONTH, version=release.name)
+    args = ["release", "--month", MONTH, "--version", release.name,
+            "--data-root", str(demo_cfg.data_root), "--config", "configs/demo.yaml"]  # fmt: skip
+    assert main(args) == 1
+    assert "immutable" in capsys.readouterr().err
+    assert {p: p.stat().st_mtime_ns for p in release.rglob("*")} == before
+    assert not list(release.parent.glob(".*.tmp"))
+    assert next_version(release.parent, MONTH) == "2025.08.1"
+    with pytest.raises(ReleaseError, match="version '../x'"):
+        build_release(demo_cfg, MONTH, version="../x")
+
+
+def test_datasets_and_duckdb_load_every_table_with_the_manifest_counts(release):
+    datasets = pytest.importorskip("datasets")
+    datasets.disable_progress_bars()
+    rows = table_rows(release)
+    for table in TABLES:
+        loaded = datasets.load_dataset(str(release), table.name)
+        assert sum(split.num_rows for split in loaded.values()) == rows[table.name], table.name
+    queries = datasets.load_dataset(str(release), "queries", split="test")
+    assert queries[0]["answer_list"] and queries.features["date"].dtype == "date32"
+    with duckdb.connect() as con:
+        (n,) = con.execute(f"SELECT count(*) FROM '{release}/quads/*.parquet'").fetchone()
+    assert n == rows["quads"] == 83
+
+
+def test_card_features_are_what_datasets_writes(release):
+    datasets = pytest.importorskip("datasets")
+    header = card.parse_header((release / "README.md").read_text())
+    assert header["license"] == "cc-by-nc-4.0"
+    declared = {c["config_name"]: c["features"] for c in header["dataset_info"]}
+    for table in TABLES:
+        schema = pq.read_schema(next(release.glob(table.glob)))
+        assert declared[table.name] == datasets.Features.from_arrow_schema(schema)._to_yaml_list()
+
+
+def test_croissant_validates_and_generates_every_record_set(release):
+    mlc = pytest.importorskip("mlcroissant")
+    dataset = mlc.Dataset(jsonld=str(release / "croissant.json"))
+    rows = table_rows(release)
+    counts = {
+        rs.name: sum(1 for _ in dataset.records(record_set=rs.name))
+        for rs in dataset.metadata.record_sets
+    }
+    assert counts == rows
+
+
+def test_mirai_info_covers_every_code_and_country_of_data_kg(release):
+    info, mirai = release / "mirai/info", release / "mirai/MIRAI"
+    relations = json.loads((info / "dict_code2relation.json").read_text())
+    names = json.loads((info / "dict_iso2alternames_GeoNames.json").read_text())
+    with (mirai / "data_kg.csv").open(encoding="utf-8", newline="") as fh:
+        kg = list(csv.DictReader(fh, delimiter="\t"))
+    assert kg and {r["DateStr"][:7] for r in kg} == {MONTH}
+    for row in kg:
+        assert row["Actor1CountryCode"] in names and row["Actor2CountryCode"] in names
+        assert row["EventBaseCode"] in relations and row["EventBaseCode"][:2] in relations
+    assert len(relations) == 169 and all(v["Name"] and v["Description"] for v in relations.values())
+    assert names["CHN"][0] == "China" and "United States" in names["USA"]
+    countries = np.load(info / "country_embeddings.npy")
+    relation_vectors = np.load(info / "relation_embeddings.npy")
+    assert countries.shape == (len(names), 384) and relation_vectors.shape == (169, 384)
+    # The fuzzy look-up MIRAI does: a country's own name is nearest to its own row.
+    keys = list(names)
+    china = countries[keys.index("CHN")]
+    scores = countries @ china / np.linalg.norm(countries, axis=1) / np.linalg.norm(china)
+    assert keys[int(np.argmax(scores))] == "CHN"
+    for folder in ("test", "test_subset"):
+        assert (mirai / folder / "relation_query.csv").stat().st_size > 0
