@@ -54,6 +54,7 @@ bench: $(VENV)/.dev
 	$(BIN)/python bench/bench_extraction.py
 	$(BIN)/python bench/bench_process.py
 	$(BIN)/python bench/bench_testset.py
+	$(BIN)/python bench/bench_release.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_ROOT) .pytest_cache .ruff_cache

@@ -25,9 +25,9 @@ default) and horizons [1, 7, 30]; each figure is the median-time run of --repeat
 3). In the same run, the steps the builder calls are timed by wrapping them: the SQL
 (``duck.run`` and ``duck.records``), the query rows (``_rows``), the leakage check, the
 subset draw (``balanced_subset``), the balance report (``balance``), the Parquet/JSON
-writes and the ``mirai_compat`` export (data_kg.csv and data_news.csv, then the
-relation_query.csv files); "other" is the rest (opening the warehouse, the subset items,
-the Arrow tables).
+writes and MIRAI's relation_query.csv files (the release, not the test set, writes MIRAI's
+data_kg.csv and data_news.csv); "other" is the rest (opening the warehouse, the subset
+items, the Arrow tables).
 
 Target: wall < 10 s for each run ("seconds, not minutes"). The exit status is 1 when it
 fails, or when the candidates and queries differ from the strict quads and pairs the
@@ -35,7 +35,7 @@ generator wrote.
 
 Run: ``python bench/bench_testset.py [--days 30] [--workdir bench-data] [--repeat 3]``.
 The warehouse (250 MB) takes about 5 s to generate the first time; each run writes about
-300 MB under <workdir>/testset/testset/2025-08 and takes a few seconds.
+a few MB under <workdir>/testset/testset/2025-08 and takes a few seconds.
 """
 
 from __future__ import annotations
@@ -80,7 +80,6 @@ PHASES = (  # (label, module, attribute) of what build_testset calls
     ("balance report", "pipeline.testset.build", "balance"),
     ("parquet/json writes", "pipeline.testset.build", "write_parquet"),
     ("parquet/json writes", "pipeline.testset.build", "_write_json"),
-    ("mirai_compat database", "pipeline.testset.mirai_compat", "write_database"),
     ("mirai_compat queries", "pipeline.testset.mirai_compat", "write_queries"),
 )
 

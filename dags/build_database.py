@@ -17,14 +17,17 @@ Runs on each `gdelt_bronze_day` asset event (one per complete day of bronze, fro
 * **process_day** (mapped) extracts and cleans them, like `gdelt-forecast articles
   process`, and **add_news** rebuilds the warehouse again with the new documents.
 
-Params `config`, `data_root` and `set` are as on the command line.
+Params `config`, `data_root` and `set` are as on the command line. An error no retry can
+mend (a relative data root, a day without bronze, `end_date` before `start_date`) fails its
+task at once; network and I/O errors are retried. A day's tasks hold the lock
+`<data_root>/locks/<stage>-<day>.lock`, so two runs covering one day take turns.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from airflow.sdk import Asset, Param, dag, get_current_context, task
+from airflow.sdk import Asset, Param, dag, task
 
 BRONZE_DAY = Asset("gdelt_bronze_day")
 
@@ -47,57 +50,41 @@ BRONZE_DAY = Asset("gdelt_bronze_day")
     tags=["gdelt", "events", "warehouse"],
 )
 def build_database():
+    # The tasks import pipeline inside: the DAG processor parses this file often.
     @task
     def days() -> list[str]:
-        from datetime import date
+        from pipeline.airflow_tasks import requested_days
 
-        ctx = get_current_context()
-        params = ctx["params"]
-        if params["start_date"]:
-            first = date.fromisoformat(params["start_date"])
-            last = date.fromisoformat(params["end_date"] or params["start_date"])
-            return [(first + timedelta(d)).isoformat() for d in range((last - first).days + 1)]
-        events = ctx["triggering_asset_events"].get(BRONZE_DAY, [])
-        return sorted({event.extra["day"] for event in events})
-
-    def _cfg():
-        from pipeline.config import from_dag_params
-
-        return from_dag_params(get_current_context()["params"])
+        return requested_days(BRONZE_DAY)
 
     @task
     def normalize_day(day: str) -> str:
-        from datetime import date
-
+        from pipeline.airflow_tasks import run_day
         from pipeline.events.normalize import normalize
 
-        print(normalize(_cfg(), date.fromisoformat(day), date.fromisoformat(day)).line())
-        return day
+        return run_day("normalize", normalize, day)
 
     @task(pool="warehouse_writer")
     def update_warehouse(days: list[str]) -> list[str]:
+        from pipeline.airflow_tasks import run_stage
         from pipeline.warehouse.build import build_database as build
 
-        print(build(_cfg()).line())
+        run_stage(build)
         return sorted(days)
 
     @task(pool="article_fetch")
     def fetch_day(day: str) -> str:
-        from datetime import date
-
+        from pipeline.airflow_tasks import run_day
         from pipeline.articles.sources import fetch_days
 
-        print(fetch_days(_cfg(), date.fromisoformat(day), date.fromisoformat(day)).line())
-        return day
+        return run_day("fetch", fetch_days, day)
 
     @task
     def process_day(day: str) -> str:
-        from datetime import date
-
+        from pipeline.airflow_tasks import run_day
         from pipeline.articles.process import process
 
-        print(process(_cfg(), date.fromisoformat(day), date.fromisoformat(day)).line())
-        return day
+        return run_day("process", process, day)
 
     events = update_warehouse(normalize_day.expand(day=days()))
     processed = process_day.expand(day=fetch_day.expand(day=events))

@@ -10,13 +10,18 @@ MIRAI relation queries, the balanced subset and the `mirai_compat/` files from
 Params (validated): `month` (`YYYY-MM`; default: the month before the run), `horizons`
 (days, each at least 1), `subset_size`, `seed`; and `config`, `data_root`, `set` as on the
 command line. A query whose history could reach past its cutoff fails the run.
+
+Runs for different months run side by side (up to 4); a lock per month under
+`<data_root>/locks/` makes two runs of one month take turns. An error no retry can mend (a
+relative data root, no warehouse, a month without queries) fails the run at once, naming
+the data root; other errors are retried once.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from airflow.sdk import CronTriggerTimetable, Param, dag, get_current_context, task
+from airflow.sdk import CronTriggerTimetable, Param, dag, task
 
 
 @dag(
@@ -24,7 +29,7 @@ from airflow.sdk import CronTriggerTimetable, Param, dag, get_current_context, t
     schedule=CronTriggerTimetable("0 6 1 * *", timezone="UTC"),
     start_date=datetime(2015, 3, 1, tzinfo=UTC),
     catchup=False,
-    max_active_runs=1,
+    max_active_runs=4,
     params={
         "month": Param(None, type=["null", "string"], pattern=r"^\d{4}-(0[1-9]|1[0-2])$"),
         "horizons": Param(
@@ -43,22 +48,12 @@ from airflow.sdk import CronTriggerTimetable, Param, dag, get_current_context, t
 def build_testset():
     @task
     def build() -> dict:
-        from pipeline.config import from_dag_params
+        # Imported here: the DAG processor parses this file often, and must stay light.
+        from pipeline.airflow_tasks import param_overrides, run_month, run_stage
         from pipeline.testset.build import build_testset as build_month
 
-        ctx = get_current_context()
-        params = dict(ctx["params"])
-        month = params["month"]
-        if not month:
-            month_start = ctx["logical_date"].replace(day=1)
-            month = (month_start - timedelta(days=1)).strftime("%Y-%m")
-        overrides = list(params["set"] or [])
-        for key in ("horizons", "subset_size", "seed"):
-            if params[key] is not None:
-                overrides.append(f"testset.{key}={params[key]}")
-        summary = build_month(from_dag_params({**params, "set": overrides}), month)
-        print(summary.line())
-        return summary.to_dict()
+        overrides = param_overrides("testset", ("horizons", "subset_size", "seed"))
+        return run_stage(build_month, run_month(), overrides=overrides)
 
     build()
 

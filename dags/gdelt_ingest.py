@@ -15,6 +15,9 @@ ledger), by calling the same stage functions as `gdelt-forecast ingest`.
   outcome in the ledger it emits the `gdelt_bronze_day` asset event (extra `day`), which
   triggers `build_database`; until then it retries.
 
+A bad config, a relative data root or another error no retry can mend fails the task at
+once (no retries); network errors are retried.
+
 Backfill a range with `airflow backfill create --dag-id gdelt_ingest --from-date ...
 --to-date ...`. Params: `config` (YAML path), `data_root`, `set` (`section.key=value`
 overrides), as on the command line.
@@ -24,8 +27,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from airflow.sdk import Asset, CronDataIntervalTimetable, Param, dag, get_current_context, task
-from airflow.sdk.exceptions import AirflowSkipException
+from airflow.sdk import Asset, CronDataIntervalTimetable, Param, dag, task
 
 BRONZE_DAY = Asset("gdelt_bronze_day")
 PARAMS = {
@@ -40,18 +42,6 @@ RETRY = {
 }
 
 
-def _config_and_range():
-    # Imported here: the DAG processor parses this file often, and must stay light.
-    from pipeline.config import from_dag_params
-
-    ctx = get_current_context()
-    start = datetime.fromtimestamp(ctx["data_interval_start"].timestamp(), UTC)
-    end = datetime.fromtimestamp(ctx["data_interval_end"].timestamp(), UTC)
-    # The stage takes an inclusive range; the interval excludes its end.
-    last = end.replace(tzinfo=None) - timedelta(seconds=1)
-    return from_dag_params(ctx["params"]), start.replace(tzinfo=None), last
-
-
 @dag(
     dag_id="gdelt_ingest",
     schedule=CronDataIntervalTimetable("*/15 * * * *", timezone="UTC"),
@@ -63,50 +53,24 @@ def _config_and_range():
     tags=["gdelt", "ingest"],
 )
 def gdelt_ingest():
+    # The tasks import pipeline inside: the DAG processor parses this file often.
     @task(retries=6, **RETRY)
     def download() -> dict:
-        from dataclasses import asdict
+        from pipeline.airflow_tasks import ingest_download
 
-        from pipeline.gdelt.ingest import fetch_files, list_slot_files, new_summary
-
-        cfg, start, end = _config_and_range()
-        listing = list_slot_files(cfg, start, end, cfg.gdelt.tables)
-        if not listing.files:
-            raise RuntimeError(f"no slot listed yet for {start:%Y-%m-%dT%H:%M}..{end:%H:%M}")
-        fetched = fetch_files(cfg, listing)
-        failed = [f"{f.file.name}: {f.detail}" for f in fetched if f.status == "failed"]
-        if failed:
-            raise RuntimeError(f"{len(failed)} downloads failed: {'; '.join(failed)}")
-        return {
-            "summary": asdict(new_summary(start, end, listing)),
-            "fetched": [f.to_dict() for f in fetched],
-        }
+        return ingest_download()
 
     @task
     def to_bronze(downloaded: dict) -> dict:
-        from pipeline.gdelt.download import Fetched
-        from pipeline.gdelt.ingest import Summary, write_bronze
+        from pipeline.airflow_tasks import ingest_to_bronze
 
-        cfg, _, _ = _config_and_range()
-        fetched = [Fetched.from_dict(item) for item in downloaded["fetched"]]
-        summary = write_bronze(cfg, fetched, Summary(**downloaded["summary"]))
-        print(summary.line())
-        return summary.to_dict()
+        return ingest_to_bronze(downloaded)
 
     @task(outlets=[BRONZE_DAY], retries=8, **RETRY)
     def mark_day(_: dict) -> dict:
-        from dataclasses import asdict
+        from pipeline.airflow_tasks import ingest_mark_day
 
-        from pipeline.gdelt.days import day_status
-
-        cfg, start, end = _config_and_range()
-        if start.date() == (end + timedelta(seconds=1)).date():
-            raise AirflowSkipException("not the day's last interval")
-        status = day_status(cfg, start.date())
-        if not status.complete:
-            raise RuntimeError(f"{status.day} not complete yet: {status.statuses}")
-        get_current_context()["outlet_events"][BRONZE_DAY].extra = {"day": status.day}
-        return asdict(status)
+        return ingest_mark_day(BRONZE_DAY)
 
     mark_day(to_bronze(download()))
 

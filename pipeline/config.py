@@ -197,6 +197,12 @@ class ReleaseConfig(_Section):
         "OPENAI_API_KEY", description="Environment variable holding embedding_url's API key."
     )
     top_pairs: int = Field(20, ge=1, description="Country pairs listed in stats and plots.")
+    memory_limit: str = Field(
+        "1GB",
+        pattern=r"^\d+(\.\d+)?\s*[KMGT]i?B$",
+        description="DuckDB memory limit while releasing: tables stream to Parquet and sorts "
+        "spill, so more memory buys little time (the release keeps under 2 GiB).",
+    )
 
 
 class DuckdbConfig(_Section):

@@ -1,4 +1,5 @@
-"""DuckDB connections configured from the project config, and the SQL files in ``sql/``."""
+"""DuckDB connections configured from the project config, and the SQL files in
+``pipeline/sql/``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import duckdb
 
 from pipeline.config import Config
 
-SQL_DIR = Path(__file__).resolve().parents[1] / "sql"
+SQL_DIR = Path(__file__).resolve().parent / "sql"  # package data: installs carry it
 _PARAM = re.compile(r"\$([A-Za-z_]\w*)")
 
 

@@ -1,6 +1,6 @@
 """The normalize stage: MIRAI's event cleaning over bronze, as counted rules.
 
-Each rule is a SQL file in ``sql/normalize/`` that tags every record it would drop with a
+Each rule is a SQL file in ``pipeline/sql/normalize/`` that tags every record it would drop with a
 reason. The runner applies them in order to the survivors of the previous rule, records a
 funnel row per day and rule (rows in, rows out, top reasons), and writes per day
 ``silver/events/date=D/part-0.parquet`` and ``silver/funnel/date=D/part-0.parquet``.

@@ -136,6 +136,7 @@ def _write(
 ) -> tuple[dict[str, int], dict]:
     window = {"first_date": start, "last_date": last}
     with open_read_only(cfg) as con:
+        con.execute(f"SET memory_limit = '{cfg.release.memory_limit}'")  # validated pattern
         for name in DATABASE:
             log.info("release %s: %s", version, name)
             export.write_query(con, f"release/export/{name}.sql", out / name, ROWS_PER_FILE,
@@ -177,18 +178,21 @@ def _write(
         },  # fmt: skip
     }
     (out / "README.md").write_text(card.render(meta, schemas, rows, headline), encoding="utf-8")
+    files = manifest.entries(out)
     _write_json(out / "croissant.json", croissant.croissant(out, {
         "name": cfg.release.name, "version": version, "license": cfg.release.license,
         "description": f"{cfg.release.name} {version}: MIRAI-style relation queries for "
         f"{month} and the GDELT event database and news corpus from {start} to {last}.",
         "citation": card.MIRAI_BIBTEX, "url": None, "date_published": None,
-    }, manifest.entries(out)))  # fmt: skip
+        "creator": "gdelt-forecast",
+    }, files))  # fmt: skip
+    files = sorted([*files, manifest.entry(out, out / "croissant.json")], key=lambda f: f["path"])
     created = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     _write_json(out / manifest.MANIFEST, {
         "name": meta["name"], "version": version, "created": created, **{
             k: meta[k] for k in ("code_version", "month", "history", "config", "gdelt",
                                  "funnel", "embeddings", "testset")
-        }, "files": manifest.entries(out),
+        }, "files": files,
     })  # fmt: skip
     return rows, meta
 

@@ -152,6 +152,7 @@ def croissant(release_dir: Path, meta: dict, files: list[dict]) -> dict:
         "version": meta["version"],
         "datePublished": meta["date_published"],
         "citeAs": meta["citation"],
+        "creator": {"@type": "sc:Organization", "name": meta["creator"]},
         "distribution": distribution,
         "recordSet": record_sets,
     }

@@ -1,8 +1,8 @@
 """Tables streamed from DuckDB into a release's Parquet files, the same bytes every time.
 
 DuckDB hands Arrow batches of whatever size its pipeline produced; pyarrow's dataset writer
-re-cuts them into row groups of a fixed size, one thread, in order, so the files depend
-only on the rows. Memory stays at a few row groups whatever the table's size.
+re-cuts them into row groups of a fixed size, one thread, order preserved, so the files
+depend only on the rows. Memory stays at a few row groups whatever the table's size.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ BATCH = 50_000
 def write_query(
     con: duckdb.DuckDBPyConnection, name: str, folder: Path, rows_per_file: int, **params
 ) -> list[Path]:
-    """Rows of ``sql/<name>`` as ``folder/part-0.parquet``, ``part-1``, ... (one
+    """Rows of ``pipeline/sql/<name>`` as ``folder/part-0.parquet``, ``part-1``, ... (one
     file with no rows when the query has none, so every table keeps its schema)."""
     reader = duck.relation(con, name, **params).to_arrow_reader(BATCH)
     return write_reader(reader, folder, rows_per_file)
@@ -41,6 +41,7 @@ def write_reader(reader: pa.RecordBatchReader, folder: Path, rows_per_file: int)
         max_rows_per_group=min(ROW_GROUP, rows_per_file),
         max_rows_per_file=rows_per_file,
         use_threads=False,
+        preserve_order=True,  # without it pyarrow may write batches out of ORDER BY order
         existing_data_behavior="error",
     )
     files = sorted(folder.glob("part-*.parquet"), key=lambda p: int(p.stem[5:]))

@@ -40,8 +40,8 @@ def on_disk(root: Path) -> list[Path]:
     )
 
 
-def entries(root: Path, skip: tuple[str, ...] = ()) -> list[dict]:
-    return [entry(root, p) for p in on_disk(root) if p.relative_to(root).as_posix() not in skip]
+def entries(root: Path) -> list[dict]:
+    return [entry(root, p) for p in on_disk(root)]
 
 
 def code_version() -> dict:

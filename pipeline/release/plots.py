@@ -87,9 +87,12 @@ def daily(title: str, rows: Sequence[dict]) -> bytes:
         # Half a day beyond the outer bars, so no tick (nor offset label) of the next month,
         # and day ticks rather than hours for windows of a few days.
         bottom.set_xlim(mdates.date2num(days[0]) - 0.5, mdates.date2num(days[-1]) + 0.5)
-        locator = mdates.AutoDateLocator(minticks=2)
+        short = len(days) <= 7  # AutoDateLocator would tick hours around so few days
+        locator = mdates.DayLocator() if short else mdates.AutoDateLocator(minticks=2)
         bottom.xaxis.set_major_locator(locator)
-        bottom.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+        bottom.xaxis.set_major_formatter(
+            mdates.DateFormatter("%Y-%m-%d") if short else mdates.ConciseDateFormatter(locator)
+        )
         bottom.set_ylim(bottom=0)
         for ax in (top, bottom):
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))

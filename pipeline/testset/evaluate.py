@@ -13,7 +13,8 @@ Per query, with the answer A and the cleaned prediction P (both dicts first-leve
   every class of an empty side) plus 1e-10 each, not renormalised.
 
 Every metric is then the mean over queries (macro average). An unparseable prediction and a
-query without one score as an empty prediction, as MIRAI's ``load_predictions`` does on error.
+query without one score as an empty prediction, as MIRAI's ``load_predictions`` does on error;
+a predictions file without a single JSON object naming a query_id is an error instead.
 
 Where this differs from MIRAI's code (none of it changes a score of a well-formed prediction):
 MIRAI asks gpt-3.5 to rewrite the agent's output as ``<answer>{...}</answer>`` and then
@@ -336,24 +337,48 @@ def _jsonl(path: Path) -> Iterator[dict]:
 
 
 def load_predictions(path: Path) -> tuple[dict[str, object], Counter]:
-    """query_id -> raw prediction (the last line wins), and counts of bad and repeated lines."""
+    """query_id -> raw prediction (the last line wins), and counts of bad and repeated lines.
+
+    A line that is not a JSON object with a query id only counts as a bad line (its query
+    scores as missing), but a file whose every line is one (a JSON array, plain text, a CSV)
+    is not a predictions file: ValueError naming its first line. An empty file is no error.
+    """
     predictions: dict[str, object] = {}
     counts: Counter = Counter()
+    first_bad = ""
     with open(path, encoding="utf-8") as f:
-        for line in f:
+        for number, line in enumerate(f, 1):
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
             except ValueError:
-                record = None
+                record = _NOT_JSON
             if not isinstance(record, dict) or record.get("query_id") is None:
                 counts["bad_lines"] += 1  # no query id to blame: that query counts as missing
+                first_bad = first_bad or f"line {number} is {_what(record)}"
                 continue
             query_id = str(record["query_id"])
             counts["duplicate_ids"] += query_id in predictions
             predictions[query_id] = record.get("prediction")
+    if first_bad and not predictions:
+        raise ValueError(
+            f"{path}: no line is a JSON object with a query_id ({first_bad}): predictions are "
+            'JSON Lines, one {"query_id": ..., "prediction": ...} object per line'
+        )
     return predictions, counts
+
+
+_NOT_JSON = object()
+_JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
+
+
+def _what(record: object) -> str:
+    if record is _NOT_JSON:
+        return "not JSON"
+    if isinstance(record, dict):
+        return "an object without a query_id"
+    return f"a JSON {_JSON_TYPES.get(type(record), 'null')}"
 
 
 # --- evaluation ------------------------------------------------------------------------------
@@ -370,7 +395,7 @@ def evaluate(queries_path: Path, predictions_path: Path) -> dict:
         return score(load_queries(Path(queries_path)), predictions, counts)
     except OSError as exc:
         raise EvaluateError(f"cannot read {exc.filename}: {exc.strerror}") from None
-    except ValueError as exc:  # a broken queries file: say which, in one line
+    except ValueError as exc:  # a broken queries or predictions file: say which, in one line
         raise EvaluateError(str(exc).splitlines()[0]) from None
 
 

@@ -23,6 +23,7 @@ META = {
     "citation": "@misc{gdelt-forecast, title={gdelt-forecast}}",
     "url": "https://example.org/gdelt-forecast",
     "date_published": "2025-08-31",
+    "creator": "gdelt-forecast",
 }
 REASONS = pa.list_(pa.struct([("reason", pa.string()), ("rows", pa.int64())]))
 

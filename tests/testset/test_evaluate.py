@@ -13,7 +13,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from pipeline.cli import main
 from pipeline.testset.evaluate import (
+    EvaluateError,
     clean_prediction,
     codebook,
     evaluate,
@@ -321,6 +323,41 @@ def test_no_predictions_at_all(queries_jsonl: Path, tmp_path: Path):
     # KL of each query against an empty prediction: q1, q2 (2/3, 1/3) -> 22.3893; q3-q5 L.
     empty = (2 / 3 + E) * math.log((2 / 3 + E) / E) + (1 / 3 + E) * math.log((1 / 3 + E) / E)
     assert close(r["binary"]["kl"], (2 * empty + 3 * L) / 5)
+
+
+@pytest.mark.parametrize(
+    ("text", "first_bad"),
+    [
+        (json.dumps([{"query_id": "q1", "prediction": {}}]), "line 1 is a JSON array"),
+        (json.dumps([{"query_id": "q1", "prediction": {}}], indent=2), "line 1 is not JSON"),
+        ('\n"q1"\n', "line 2 is a JSON string"),
+        ('Final Answer: {"03": ["036"]}\n', "line 1 is not JSON"),
+        ('{"id": "q1", "prediction": {}}\n', "line 1 is an object without a query_id"),
+    ],
+)
+def test_a_file_without_one_prediction_line_is_an_error(
+    queries_jsonl: Path, tmp_path: Path, text: str, first_bad: str
+):
+    path = tmp_path / "predictions.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(EvaluateError) as error:
+        evaluate(queries_jsonl, path)
+    assert str(error.value) == (
+        f"{path}: no line is a JSON object with a query_id ({first_bad}): predictions are "
+        'JSON Lines, one {"query_id": ..., "prediction": ...} object per line'
+    )
+
+
+def test_the_command_exits_1_on_a_predictions_file_that_is_not_json_lines(
+    queries_jsonl: Path, tmp_path: Path, capsys
+):
+    path = tmp_path / "predictions.json"
+    path.write_text(json.dumps([{"query_id": "q1", "prediction": {}}], indent=2))
+    assert main(["evaluate", "--queries", str(queries_jsonl), "--predictions", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"gdelt-forecast evaluate: {path}: no line is a JSON object")
+    assert len(captured.err.strip().splitlines()) == 1
 
 
 def test_render(queries_jsonl: Path, predictions: Path):

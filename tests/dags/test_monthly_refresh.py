@@ -1,0 +1,106 @@
+"""The monthly_refresh DAG: its tasks, pools and validated params, and a run from bronze to a
+release of the demo month."""
+
+import importlib.util
+import json
+
+import pytest
+
+from tests.dags.conftest import REPO, python
+
+
+def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
+    result = python(
+        """
+        import json, sys
+        from airflow.dag_processing.dagbag import DagBag
+        bag = DagBag()
+        dag = bag.dags["monthly_refresh"]
+        print(json.dumps({
+            "errors": {k: str(v) for k, v in bag.import_errors.items()},
+            "tasks": {t.task_id: t.pool for t in dag.tasks},
+            "params": sorted(dag.params),
+            "schedule": dag.timetable.expression,
+            "doc": dag.doc_md.strip().splitlines()[0],
+            "pipeline_loaded": sorted(m for m in sys.modules if m.startswith("pipeline")),
+        }))
+        """,
+        airflow_env,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    info = json.loads(result.stdout.strip().splitlines()[-1])
+    assert info["errors"] == {}
+    assert info["tasks"] == {
+        "days": "default_pool", "normalize_day": "default_pool",
+        "update_warehouse": "warehouse_writer", "fetch_day": "article_fetch",
+        "process_day": "default_pool", "add_news": "warehouse_writer",
+        "testset": "default_pool", "release": "default_pool",
+    }  # fmt: skip
+    assert info["params"] == [
+        "config", "data_root", "history_start", "month", "partial", "set", "version"
+    ]  # fmt: skip
+    assert info["schedule"] == "0 6 2 * *"
+    assert info["doc"] == "### Monthly refresh: from bronze to a release"
+    assert info["pipeline_loaded"] == []
+
+
+def test_bad_params_are_refused(airflow_env, tmp_path):
+    confs = [{"month": "2023-13"}, {"month": "2023-1"}, {"version": "../x"},
+             {"history_start": "2025-02-30"}, {"partial": "yes"}]  # fmt: skip
+    result = python(
+        f"""
+        from datetime import datetime, UTC
+        from airflow.dag_processing.dagbag import DagBag
+        dag = DagBag().dags["monthly_refresh"]
+        for conf in {confs!r}:
+            try:
+                run = dag.test(logical_date=datetime(2025, 9, 2, 6, tzinfo=UTC),
+                               run_conf={{"data_root": {str(tmp_path)!r}, **conf}})
+                print("RAN", conf, run.state)
+            except Exception as exc:
+                print("REFUSED", type(exc).__name__, conf)
+        """,
+        airflow_env,
+    )
+    for conf in confs:
+        assert f"REFUSED ParamValidationError {conf!r}" in result.stdout, (conf, result.stdout)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("pipeline.release.build") is None,
+    reason="the release stage (pipeline.release.build) is not written yet",
+)
+def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, tmp_path):
+    from tests.release.conftest import demo_month
+
+    # The demo's one day, with its pages in a web archive: every stage has work to redo.
+    cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
+    root = cfg.data_root
+    (root / "warehouse.duckdb").unlink()
+    conf = {
+        "config": str(REPO / "configs/demo.yaml"),
+        "data_root": str(root),
+        "set": [f"articles.archives=[{cfg.articles.archives[0]}]"],
+        "month": "2025-08",
+        "partial": True,  # the demo holds one day of August
+        "version": "demo",
+    }
+    env = {**airflow_env, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1",
+           "HF_DATASETS_OFFLINE": "1"}  # fmt: skip
+    result = python(
+        f"""
+        from datetime import datetime, UTC
+        from airflow.dag_processing.dagbag import DagBag
+        run = DagBag().dags["monthly_refresh"].test(
+            logical_date=datetime(2025, 9, 2, 6, tzinfo=UTC), run_conf={conf!r}
+        )
+        print("STATE", run.state)
+        """,
+        env,
+        timeout=600,
+    )
+    assert "STATE success" in result.stdout, (result.stdout + result.stderr)[-5000:]
+    assert (root / "releases/LATEST").read_text().strip() == "demo"
+    manifest = json.loads((root / "releases/demo/manifest.json").read_text())
+    assert manifest["month"] == "2025-08"
+    assert (root / "testset/2025-08/queries.parquet").exists()
