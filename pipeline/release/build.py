@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -112,10 +113,12 @@ def build_release(
             if dest.exists():
                 raise ReleaseError(f"release {version} exists at {dest}: releases are "
                                    "immutable, choose another --version")  # fmt: skip
-        tmp = root / f".{version}.tmp"
-        shutil.rmtree(tmp, ignore_errors=True)
+        # Unique, so two builds that ask for one name never share a folder; the loser of
+        # the rename below is refused.
+        tmp = Path(tempfile.mkdtemp(prefix=f".{version}.", suffix=".tmp", dir=root))
+        tmp.chmod(0o755)  # mkdtemp's 0700 would hide the release from its readers
         try:
-            rows, details = _write(cfg, month, version, start, last, tmp)
+            rows = _write(cfg, month, version, start, last, tmp)
             with FileLock(root / ".lock"):
                 if dest.exists():
                     raise ReleaseError(f"release {version} appeared at {dest} meanwhile")
@@ -133,7 +136,8 @@ def build_release(
 
 def _write(
     cfg: Config, month: str, version: str, start: date, last: date, out: Path
-) -> tuple[dict[str, int], dict]:
+) -> dict[str, int]:
+    """Everything of the release into ``out``; the row count of each table."""
     window = {"first_date": start, "last_date": last}
     with open_read_only(cfg) as con:
         con.execute(f"SET memory_limit = '{cfg.release.memory_limit}'")  # validated pattern
@@ -194,7 +198,7 @@ def _write(
                                  "funnel", "embeddings", "testset")
         }, "files": files,
     })  # fmt: skip
-    return rows, meta
+    return rows
 
 
 def _schemas(out: Path) -> dict:

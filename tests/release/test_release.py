@@ -5,6 +5,7 @@ import csv
 import hashlib
 import json
 import shutil
+from datetime import date
 from pathlib import Path
 
 import duckdb
@@ -14,8 +15,15 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.cli import main
+from pipeline.config import load_config
 from pipeline.release import card
-from pipeline.release.build import ReleaseError, build_release, next_version
+from pipeline.release.build import (
+    ReleaseError,
+    _update_latest,
+    build_release,
+    history,
+    next_version,
+)
 from pipeline.release.layout import TABLES
 from pipeline.release.manifest import MANIFEST
 from pipeline.release.verify import verify
@@ -197,3 +205,21 @@ def test_mirai_info_covers_every_code_and_country_of_data_kg(release):
     assert keys[int(np.argmax(scores))] == "CHN"
     for folder in ("test", "test_subset"):
         assert (mirai / folder / "relation_query.csv").stat().st_size > 0
+
+
+def test_history_window_and_latest(tmp_path):
+    cfg = load_config(None, [], tmp_path)
+    assert history(cfg, "2025-08") == (date(2025, 1, 1), date(2025, 8, 31))  # MIRAI's default
+    assert history(cfg, "2024-02", date(2023, 12, 1)) == (date(2023, 12, 1), date(2024, 2, 29))
+    later = load_config(None, ["release.history_start=2025-06-01"], tmp_path)
+    assert history(later, "2025-08")[0] == date(2025, 6, 1)
+    with pytest.raises(ReleaseError, match="history start 2025-08-02 is after"):
+        history(cfg, "2025-08", date(2025, 8, 2))
+    root = tmp_path / "releases"
+    for version in ("2025.09.0", "2025.08.1"):  # an older month rebuilt after a newer one
+        (root / version).mkdir(parents=True)
+        _update_latest(root, version)
+    assert (root / "LATEST").read_text() == "2025.09.0\n"
+    (root / "2025.10.0").mkdir()
+    _update_latest(root, "2025.10.0")
+    assert (root / "LATEST").read_text() == "2025.10.0\n"
