@@ -179,7 +179,7 @@ def _write(
             "rows": testset.rows,
             "subset": testset.subset,
             "horizons": testset.horizons,
-        },  # fmt: skip
+        },
     }
     (out / "README.md").write_text(card.render(meta, schemas, rows, headline), encoding="utf-8")
     files = manifest.entries(out)
