@@ -205,6 +205,65 @@ class ReleaseConfig(_Section):
     )
 
 
+class LlmConfig(_Section):
+    base_url: str = Field(
+        "http://127.0.0.1:8000/v1",
+        description="OpenAI-compatible API root (vLLM's `vllm serve` answers at /v1).",
+    )
+    model: str = Field(
+        "meta-llama/Llama-3.1-8B-Instruct", description="Model name the server serves."
+    )
+    api_key_env: str = Field(
+        "GDELT_FORECAST_LLM_API_KEY",
+        description="Environment variable holding the API key (vLLM without --api-key "
+        "accepts any); the key itself never lives in a config file.",
+    )
+    max_concurrency: int = Field(
+        16, ge=1, le=1024, description="Requests in flight at once (the server batches them)."
+    )
+    timeout_s: float = Field(120.0, gt=0, description="Time limit of one request.")
+    max_retries: int = Field(
+        4, ge=0, description="Retries of a request on connection errors, timeouts, 429 and 5xx."
+    )
+    backoff_s: float = Field(1.0, ge=0, description="Backoff factor between retries.")
+    invalid_retries: int = Field(
+        1,
+        ge=0,
+        description="Requests again when an answer fails its JSON schema, before falling back "
+        "to the paper's numbered-list format.",
+    )
+    temperature: float = Field(0.0, ge=0, description="Sampling temperature (0: greedy).")
+    max_tokens: int = Field(1024, ge=1, description="Most tokens of one answer.")
+
+
+class TimelinesConfig(_Section):
+    method: Literal["extractive"] = Field(
+        "extractive",
+        description="How atomic events are written: `extractive` takes the documents' "
+        "dated lead sentences and titles (no model).",
+    )
+    history_days: int = Field(
+        30, ge=0, description="Days before the month whose documents may open a complex event."
+    )
+    max_gap_days: int = Field(
+        7, ge=0, description="Most days between a document and the story it joins."
+    )
+    min_similarity: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description="TF-IDF cosine similarity of title and lead a document needs with one "
+        "of a story's documents to join it.",
+    )
+    min_documents: int = Field(2, ge=1, description="Documents a complex event needs.")
+    max_documents: int = Field(
+        20, ge=1, description="Documents a complex event keeps at most (the earliest)."
+    )
+    lead_chars: int = Field(
+        600, ge=50, description="Characters of a document's text that count as its lead."
+    )
+
+
 class DuckdbConfig(_Section):
     memory_limit: str = Field("3GB", description="DuckDB memory limit; it spills to disk past it.")
     threads: int | None = Field(None, ge=1, description="DuckDB threads (default: all cores).")
@@ -219,6 +278,8 @@ class Config(_Section):
     articles: ArticlesConfig = ArticlesConfig()
     testset: TestsetConfig = TestsetConfig()
     release: ReleaseConfig = ReleaseConfig()
+    llm: LlmConfig = LlmConfig()
+    timelines: TimelinesConfig = TimelinesConfig()
     duckdb: DuckdbConfig = DuckdbConfig()
 
 
