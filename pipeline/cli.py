@@ -96,6 +96,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tst.add_argument("--month", required=True, type=_month, help="YYYY-MM")
     tst.add_argument("--json", action="store_true", help="print the summary as JSON")
+    tl = stages.add_parser(
+        "timelines",
+        parents=[common],
+        help="complex events of a month's news and their timelines of atomic events",
+        description="Write timelines/<month>/complex_events.parquet and timelines.parquet.",
+    )
+    tl.add_argument("--month", required=True, type=_month, help="YYYY-MM")
+    tl.add_argument("--json", action="store_true", help="print the summary as JSON")
     ev = stages.add_parser(
         "evaluate",
         parents=[common],
@@ -243,6 +251,13 @@ def _testset(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def _timelines(args: argparse.Namespace, cfg: Config) -> int:
+    from pipeline.timelines.build import build_timelines
+
+    _print(args, build_timelines(cfg, args.month))
+    return 0
+
+
 def _evaluate(args: argparse.Namespace, cfg: Config) -> int:
     from pipeline.testset.evaluate import evaluate, render
 
@@ -282,6 +297,7 @@ STAGES = {
     "articles": _articles,
     "testset": _testset,
     "evaluate": _evaluate,
+    "timelines": _timelines,
     "release": _release,
 }
 

@@ -257,7 +257,10 @@ class TimelinesConfig(_Section):
     )
     min_documents: int = Field(2, ge=1, description="Documents a complex event needs.")
     max_documents: int = Field(
-        20, ge=1, description="Documents a complex event keeps at most (the earliest)."
+        20,
+        ge=1,
+        description="Documents a complex event keeps at most: the latest, the story as it "
+        "reaches the month.",
     )
     lead_chars: int = Field(
         600, ge=50, description="Characters of a document's text that count as its lead."

@@ -1,0 +1,1 @@
+"""Complex events (stories in the news corpus) and their timelines of atomic events."""

@@ -1,0 +1,124 @@
+"""``gdelt-forecast timelines --month YYYY-MM``: complex events and their timelines.
+
+Reads the warehouse's kept documents of the month and of the ``timelines.history_days``
+before it, groups them into complex events (:mod:`pipeline.timelines.complex_events`) and
+writes each one's timeline of atomic events with ``timelines.method``. Output, replaced
+whole on every run: ``<data_root>/timelines/<month>/complex_events.parquet`` (one row per
+complex event) and ``timelines.parquet`` (one row per atomic event, with the method, model
+and prompt version that wrote it).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+
+import pyarrow as pa
+
+from pipeline import duck
+from pipeline.config import Config
+from pipeline.errors import StageError
+from pipeline.locks import month_lock
+from pipeline.parquet_io import write_parquet
+from pipeline.progress import progress
+from pipeline.summary import StageSummary
+from pipeline.testset.build import month_range
+from pipeline.timelines import extractive
+from pipeline.timelines.complex_events import group
+from pipeline.warehouse.build import open_read_only, warehouse_path
+
+COMPLEX_EVENTS = pa.schema(
+    [
+        ("complex_event_id", pa.string()),
+        ("month", pa.string()),
+        ("title", pa.string()),
+        ("countries", pa.list_(pa.string())),  # the unordered pair, ISO alpha-3, sorted
+        ("first_date", pa.date32()),
+        ("last_date", pa.date32()),
+        ("n_documents", pa.int32()),
+        ("doc_ids", pa.list_(pa.string())),  # in date order
+        ("doc_dates", pa.list_(pa.date32())),
+    ]
+)
+TIMELINES = pa.schema(
+    [
+        ("complex_event_id", pa.string()),
+        ("seq", pa.int32()),
+        ("date", pa.string()),  # yyyy, yyyy-MM or yyyy-MM-dd; null when unknown
+        ("text", pa.string()),
+        ("subject", pa.string()),
+        ("event_type", pa.string()),
+        ("object", pa.string()),
+        ("location", pa.string()),
+        ("source_doc_id", pa.string()),
+        ("method", pa.string()),
+        ("model", pa.string()),
+        ("prompt_version", pa.string()),
+    ]
+)
+
+
+class TimelinesError(StageError):
+    """The month has nothing to build timelines from."""
+
+
+@dataclass
+class Summary(StageSummary):
+    month: str
+    method: str
+    documents: int = 0
+    complex_events: int = 0
+    documents_in_events: int = 0
+    atomic_events: int = 0
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        return (
+            f"timelines {self.month} ({self.method}): {self.documents:,} documents, "
+            f"{self.complex_events:,} complex events of {self.documents_in_events:,} documents, "
+            f"{self.atomic_events:,} atomic events ({self.seconds:.1f} s)"
+        )
+
+
+def build_timelines(cfg: Config, month: str) -> Summary:
+    t0 = time.monotonic()
+    first, last = month_range(month)
+    since = first - timedelta(days=cfg.timelines.history_days)
+    with month_lock(cfg, "timelines", month):
+        with open_read_only(cfg) as con:
+            docs = duck.records(con, "timelines/documents.sql", first_date=since,
+                                last_date=last, lead_chars=cfg.timelines.lead_chars)  # fmt: skip
+        if not any(d["date"] >= first for d in docs):
+            raise TimelinesError(
+                f"no kept documents dated in {month} in the warehouse at {warehouse_path(cfg)}: "
+                "run `articles` and `database` first"
+            )
+        events = group(docs, first, cfg.timelines)
+        atoms = []
+        for event in progress(events, len(events), f"timelines {month}"):
+            for seq, atom in enumerate(extractive.timeline(event), 1):
+                atoms.append({
+                    "complex_event_id": event.complex_event_id, "seq": seq, **atom,
+                    "method": extractive.METHOD, "model": None,
+                    "prompt_version": extractive.PROMPT_VERSION,
+                })  # fmt: skip
+        out = cfg.data_root / "timelines" / month
+        write_parquet(pa.Table.from_pylist([_row(e, month) for e in events], COMPLEX_EVENTS),
+                      out / "complex_events.parquet")  # fmt: skip
+        write_parquet(pa.Table.from_pylist(atoms, TIMELINES), out / "timelines.parquet")
+    return Summary(
+        month=month, method=cfg.timelines.method, documents=len(docs),
+        complex_events=len(events), documents_in_events=sum(len(e.documents) for e in events),
+        atomic_events=len(atoms), seconds=time.monotonic() - t0,
+    )  # fmt: skip
+
+
+def _row(event, month: str) -> dict:
+    return {
+        "complex_event_id": event.complex_event_id, "month": month, "title": event.title,
+        "countries": [event.country_a, event.country_b], "first_date": event.first_date,
+        "last_date": event.last_date, "n_documents": len(event.documents),
+        "doc_ids": [d["doc_id"] for d in event.documents],
+        "doc_dates": [d["date"] for d in event.documents],
+    }  # fmt: skip

@@ -1,0 +1,61 @@
+"""The timelines stage on the demo month: the demo's pages (demo/sample_pages.py) give two
+stories of several documents, whose extractive timelines hold several dates."""
+
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.articles.process import process
+from pipeline.cli import main
+from pipeline.timelines.build import TimelinesError, build_timelines
+from pipeline.warehouse.build import build_database
+from tests.release.conftest import DAY, MONTH, REPO, demo_month
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """configs/demo.yaml's month with the demo's pages (min_similarity 0: they are assigned)."""
+    base = tmp_path_factory.mktemp("timelines")
+    cfg = demo_month(base / "data", base / "mirror")
+    archive = cfg.articles.archives[0]
+    subprocess.run(
+        [sys.executable, "demo/sample_pages.py", "--data-root", str(cfg.data_root), "--config",
+         "configs/demo.yaml", "--day", DAY.isoformat(), "--out", str(archive)],
+        cwd=REPO, check=True, capture_output=True,
+    )  # fmt: skip
+    process(cfg, DAY, DAY)
+    build_database(cfg)
+    return cfg
+
+
+def test_demo_month_has_stories_of_several_documents_and_dates(demo):
+    summary = build_timelines(demo, MONTH)
+    assert (summary.complex_events, summary.documents_in_events) == (2, 4)
+    out = demo.data_root / "timelines" / MONTH
+    events = pq.read_table(out / "complex_events.parquet").to_pylist()
+    assert sorted(e["countries"] for e in events) == [["CHN", "USA"], ["RUS", "USA"]]
+    assert all(e["n_documents"] == len(e["doc_ids"]) == 2 for e in events)
+    atoms = pq.read_table(out / "timelines.parquet").to_pylist()
+    assert len(atoms) == summary.atomic_events
+    for event in events:
+        mine = [a for a in atoms if a["complex_event_id"] == event["complex_event_id"]]
+        assert [a["seq"] for a in mine] == list(range(1, len(mine) + 1))
+        assert len({a["date"] for a in mine}) >= 2  # enough for the tasks to cut
+        assert {a["source_doc_id"] for a in mine} <= set(event["doc_ids"])
+    assert {(a["method"], a["prompt_version"], a["model"]) for a in atoms} == {
+        ("extractive", "extractive-v1", None)
+    }
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    build_timelines(demo, MONTH)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # a re-run replaces
+
+
+def test_a_month_without_documents_is_an_error(demo, capsys):
+    with pytest.raises(TimelinesError, match="no kept documents dated in 2025-07"):
+        build_timelines(demo, "2025-07")
+    args = ["timelines", "--month", "2025-07", "--data-root", str(demo.data_root)]
+    assert main(args) == 1
+    assert "no kept documents" in capsys.readouterr().err
+    assert not (demo.data_root / "timelines" / "2025-07").exists()
