@@ -2,8 +2,9 @@
 
 ``<data_root>/releases/<version>/`` holds the warehouse's tables from the history start
 (``release.history_start``, else the 1st of January of the month's year) through the
-month's last day, the month's test set (built afresh from the same warehouse, so the two
-always agree), MIRAI's ``data/`` folder, statistics and plots, the dataset card,
+month's last day, the month's test set and its complex events with their timelines (built
+afresh from the same warehouse, so they always agree), MIRAI's ``data/`` folder,
+statistics and plots, the dataset card,
 Croissant metadata and ``manifest.json``. It is written into a hidden folder beside its
 final place and renamed into place; an existing version is never touched.
 ``releases/LATEST`` names the newest version. Everything but the manifest's ``created``
@@ -37,6 +38,7 @@ from pipeline.release.layout import TABLES
 from pipeline.summary import StageSummary
 from pipeline.testset import mirai_compat
 from pipeline.testset.build import build_testset, month_range
+from pipeline.timelines.build import build_timelines
 from pipeline.warehouse.build import open_read_only
 
 log = logging.getLogger(__name__)
@@ -152,11 +154,13 @@ def _write(
     slots = _gdelt_slots(cfg, start, last, out / "gdelt" / "slots.parquet")
     log.info("release %s: test set", version)
     testset = build_testset(cfg, month, out / "testset", out / "mirai" / "MIRAI")
+    log.info("release %s: complex events and timelines", version)
+    timelines = build_timelines(cfg, month, out / "timelines", floor=start)
     log.info("release %s: MIRAI's info folder (embeddings)", version)
     embeddings = mirai_info.write_info(cfg, out / "mirai" / "info")
     schemas = _schemas(out)
     with duckdb.connect() as con:
-        for name in (*DATABASE, "relations", "countries"):
+        for name in (*DATABASE, "relations", "countries", "complex_events", "timelines"):
             glob = next(t.glob for t in TABLES if t.name == name)
             con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet("
                         f"{duck.literal(out / glob)})")  # fmt: skip
@@ -180,6 +184,11 @@ def _write(
             "subset": testset.subset,
             "horizons": testset.horizons,
         },
+        "timelines": {
+            "method": timelines.method,
+            "complex_events": timelines.complex_events,
+            "atomic_events": timelines.atomic_events,
+        },
     }
     (out / "README.md").write_text(card.render(meta, schemas, rows, headline), encoding="utf-8")
     files = manifest.entries(out)
@@ -195,7 +204,7 @@ def _write(
     _write_json(out / manifest.MANIFEST, {
         "name": meta["name"], "version": version, "created": created, **{
             k: meta[k] for k in ("code_version", "month", "history", "config", "gdelt",
-                                 "funnel", "embeddings", "testset")
+                                 "funnel", "embeddings", "testset", "timelines")
         }, "files": files,
     })  # fmt: skip
     return rows

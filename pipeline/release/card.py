@@ -63,8 +63,11 @@ def hf_features(schema: pa.Schema) -> list[dict]:
     return [_feature(field) for field in schema]
 
 
-def header(schemas: dict[str, pa.Schema], meta: dict) -> dict:
+def header(schemas: dict[str, pa.Schema], meta: dict, rows: dict[str, int]) -> dict:
     present = [t for t in TABLES if t.name in schemas]
+    # datasets cannot read a Parquet file without rows, so an empty table gets no config
+    # (the card says which); its features stay listed, for `release verify`.
+    loadable = [t for t in present if rows.get(t.name)]
     return {
         "license": meta["license"],
         "language": ["en"],
@@ -77,7 +80,7 @@ def header(schemas: dict[str, pa.Schema], meta: dict) -> dict:
                     {"split": "test" if t.name in TEST_TABLES else "train", "path": t.glob}
                 ],
             }
-            for t in present
+            for t in loadable
         ],  # fmt: skip
         "dataset_info": [
             {"config_name": t.name, "features": hf_features(schemas[t.name])} for t in present
@@ -97,9 +100,12 @@ def parse_header(text: str) -> dict:
 
 def render(meta: dict, schemas: dict[str, pa.Schema], rows: dict[str, int], stats: dict) -> str:
     cfg = meta["config"]
-    ev, art, ts = cfg["events"], cfg["articles"], cfg["testset"]
+    ev, art, ts, tl = cfg["events"], cfg["articles"], cfg["testset"], meta["timelines"]
     history = meta["history"]
-    top = yaml.safe_dump(header(schemas, meta), sort_keys=False, allow_unicode=True, width=100)
+    top = yaml.safe_dump(
+        header(schemas, meta, rows), sort_keys=False, allow_unicode=True, width=100
+    )
+    empty = [t.name for t in TABLES if t.name in schemas and not rows.get(t.name)]
     funnel = "\n".join(
         f"| {r['step']} | {r['rule']} | {_on(r['enabled'])} | {r['rows_in']:,} "
         f"| {r['rows_out']:,} | {r['removed']:,} |"
@@ -165,8 +171,11 @@ Articles: trafilatura extraction, language `{art["language"]}` by langdetect, OB
 filters with the `{art["preset"]}` preset (perplexity filter off). Test set: quads of the
 month with at least **{ts["min_daily_mentions"]}** daily mentions and **{ts["min_documents"]}**
 kept documents; answers from `{ts["answer_source"]}`; horizons {ts["horizons"]} days; a
-balanced subset of {ts["subset_size"]} drawn with seed {ts["seed"]}. The full configuration is
-in `manifest.json` (`config`).
+balanced subset of {ts["subset_size"]} drawn with seed {ts["seed"]}. Complex events
+(`timelines/`): {tl["complex_events"]:,} stories between two countries, grouped by country
+pair, date gaps and TF-IDF similarity, with {tl["atomic_events"]:,} atomic events written by
+the `{tl["method"]}` method (every row names its method, model and prompt version). The full
+configuration is in `manifest.json` (`config`).
 
 ## Funnel
 
@@ -182,6 +191,7 @@ Per-day funnels, with the most frequent reasons, are the `funnel` table; `stats/
 ## Tables
 
 {tables}
+{_empty_note(empty)}
 
 ## MIRAI's info folder
 
@@ -228,6 +238,14 @@ The release is distributed under {meta["license"]}. GDELT data may be used witho
 restriction provided the GDELT Project is cited (https://www.gdeltproject.org/). News texts
 remain their publishers'; they are included for research use only.
 """
+
+
+def _empty_note(empty: list[str]) -> str:
+    if not empty:
+        return ""
+    names = ", ".join(f"`{name}`" for name in empty)
+    return (f"\nEmpty in this release: {names}. They have no `datasets` config (it cannot "
+            "read a Parquet file without rows); DuckDB and pyarrow read them.\n")  # fmt: skip
 
 
 def _on(switch: bool) -> str:

@@ -34,6 +34,11 @@ TABLES: tuple[Table, ...] = (
     Table("queries", "testset/queries.parquet", "The month's relation queries (t, s, ?, o), "
           "one row per forecasting horizon, with MIRAI's prompt and the answer."),
     Table("subset", "testset/subset.parquet", "The seeded balanced subset of the queries."),
+    Table("complex_events", "timelines/complex_events.parquet", "The month's complex events: "
+          "stories between two countries, with their documents in date order."),
+    Table("timelines", "timelines/timelines.parquet", "Each complex event's timeline of "
+          "atomic events (date, text, subject, event type, object, location, source "
+          "document), with the method, model and prompt version that wrote it."),
     Table("gdelt_slots", "gdelt/slots.parquet", "Every GDELT source file of the release's "
           "days: slot, table, URL, size, md5, status, rows and rejected lines."),
 )  # fmt: skip

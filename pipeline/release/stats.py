@@ -34,6 +34,8 @@ DESCRIPTIONS = {
     "kept (rows_out) and removed. top_reasons sums each day's top reasons, so a reason that "
     "is frequent overall but never in a day's top list is missing or undercounted: reason "
     "totals are approximate.",
+    "timelines": "Per complex event: its documents, and the atomic events of its timeline "
+    "(dated_events: those with a date).",
 }
 
 
@@ -48,12 +50,14 @@ def write_stats(con: duckdb.DuckDBPyConnection, out: Path, top_pairs: int = 20) 
     daily = duck.records(con, "release/daily.sql")
     funnel = duck.records(con, "stats/funnel.sql", top=FUNNEL_REASONS, **WHOLE)
     (totals,) = duck.records(con, "release/totals.sql")
+    timelines = duck.records(con, "release/timelines.sql")
     tables = {
         "relations_level1": level1,
         "relations_level2": level2,
         "top_pairs": pairs,
         "daily": daily,
         "funnel": funnel,
+        "timelines": timelines,
     }
     files = {f"stats/{name}.json": _json(name, rows) for name, rows in tables.items()}
     files["plots/relations_level1.png"] = plots.bars(
@@ -81,6 +85,15 @@ def write_stats(con: duckdb.DuckDBPyConnection, out: Path, top_pairs: int = 20) 
         [r["rows_out"] for r in funnel],
         "GDELT records kept after the rule",
     )
+    lengths: dict[int, int] = {}
+    for row in timelines:
+        lengths[row["atomic_events"]] = lengths.get(row["atomic_events"], 0) + 1
+    files["plots/timeline_lengths.png"] = plots.bars(
+        "Timeline lengths",
+        [f"{n} atomic events" for n in sorted(lengths)],
+        [lengths[n] for n in sorted(lengths)],
+        "complex events",
+    )
     # Everything is computed before anything is written: an error leaves the old files.
     for name, data in files.items():
         _write(out / name, data)
@@ -90,6 +103,8 @@ def write_stats(con: duckdb.DuckDBPyConnection, out: Path, top_pairs: int = 20) 
         "first_day": daily[0]["date"].isoformat() if daily else None,
         "last_day": daily[-1]["date"].isoformat() if daily else None,
         "funnel": [{k: v for k, v in r.items() if k != "top_reasons"} for r in funnel],
+        "complex_events": len(timelines),
+        "atomic_events": sum(r["atomic_events"] for r in timelines),
     }
 
 

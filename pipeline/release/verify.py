@@ -4,8 +4,9 @@ Checks, each naming the file at fault: every listed file is present with its siz
 sha256 and no file is unlisted; each table's row count matches the manifest; each table's
 Parquet schema is the card's features; and the leakage rule: queries and subset rows are
 dated in the test month with a cutoff before their date, the subset is drawn from the
-queries, and no table of the database holds a row dated outside the release's history
-(which ends on the test month's last day).
+queries, no table of the database and no complex event holds a row dated outside the
+release's history (which ends on the test month's last day), and no atomic event is dated
+after it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ from pipeline.release.layout import TABLES
 from pipeline.release.manifest import MANIFEST, on_disk, parquet_rows, sha256
 from pipeline.testset.build import month_range
 
-DATED = {"events": "date", "quads": "date", "news": "date", "quad_docs": "date", "funnel": "date"}
+DATED = {  # table -> the date columns that must lie in the history
+    "events": ("date",), "quads": ("date",), "news": ("date",), "quad_docs": ("date",),
+    "funnel": ("date",), "complex_events": ("first_date", "last_date"),
+}  # fmt: skip
 
 
 def verify(root: Path) -> list[str]:
@@ -92,13 +96,23 @@ def _leakage(root: Path, manifest: dict, listed: dict[str, dict]) -> list[str]:
         for name, paths in tables.items():
             con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet("
                         f"{duck.quoted_list(root / p for p in paths)})")  # fmt: skip
-        for name, column in DATED.items():
+        for name, columns in DATED.items():
+            where = " OR ".join(f"{c} NOT BETWEEN $start AND $end" for c in columns)
             (outside,) = con.execute(
-                f"SELECT count(*) FROM {name} WHERE {column} NOT BETWEEN ? AND ?", [start, end]
+                f"SELECT count(*) FROM {name} WHERE {where}", {"start": start, "end": end}
             ).fetchone()
             if outside:
                 problems += [f"{p}: {outside} rows dated outside {start}..{end}"
                              for p in tables[name]]  # fmt: skip
+        # Atomic events are dated yyyy, yyyy-MM or yyyy-MM-dd: as text, any of them after the
+        # history's last day sorts after it.
+        (late,) = con.execute(
+            "SELECT count(*) FROM timelines WHERE date > ?", [end.isoformat()]
+        ).fetchone()
+        if late:
+            problems += [
+                f"{p}: {late} atomic events dated after {end}" for p in tables["timelines"]
+            ]
         for r in duck.records(con, "release/leaks.sql", first=first, last=last):
             problems += [f"{p}: {r['problem']} ({r['rows']} rows, e.g. {r['example']})"
                          for p in tables[r["tbl"]]]  # fmt: skip

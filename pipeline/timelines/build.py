@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
+from pathlib import Path
 
 import pyarrow as pa
 
@@ -81,10 +82,14 @@ class Summary(StageSummary):
         )
 
 
-def build_timelines(cfg: Config, month: str) -> Summary:
+def build_timelines(
+    cfg: Config, month: str, out: Path | None = None, floor: date | None = None
+) -> Summary:
+    """Into ``out`` (default ``<data_root>/timelines/<month>``), from documents dated on or
+    after ``floor`` too (a release's history start: its complex events cite only its news)."""
     t0 = time.monotonic()
     first, last = month_range(month)
-    since = first - timedelta(days=cfg.timelines.history_days)
+    since = max(first - timedelta(days=cfg.timelines.history_days), floor or date.min)
     with month_lock(cfg, "timelines", month):
         with open_read_only(cfg) as con:
             docs = duck.records(con, "timelines/documents.sql", first_date=since,
@@ -103,7 +108,7 @@ def build_timelines(cfg: Config, month: str) -> Summary:
                     "method": extractive.METHOD, "model": None,
                     "prompt_version": extractive.PROMPT_VERSION,
                 })  # fmt: skip
-        out = cfg.data_root / "timelines" / month
+        out = out or cfg.data_root / "timelines" / month
         write_parquet(pa.Table.from_pylist([_row(e, month) for e in events], COMPLEX_EVENTS),
                       out / "complex_events.parquet")  # fmt: skip
         write_parquet(pa.Table.from_pylist(atoms, TIMELINES), out / "timelines.parquet")

@@ -25,6 +25,7 @@ def airflow_env(tmp_path_factory):
         ["db", "migrate"],
         ["pools", "set", "warehouse_writer", "1", "one writer to warehouse.duckdb"],
         ["pools", "set", "article_fetch", "1", "one day's fetching at a time"],
+        ["pools", "set", "llm_server", "1", "one month's LLM work at a time"],
     ):
         done = subprocess.run(
             [AIRFLOW, *command], env=env, capture_output=True, text=True, timeout=300

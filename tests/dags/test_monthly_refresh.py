@@ -34,7 +34,7 @@ def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
         "days": "default_pool", "normalize_day": "default_pool",
         "update_warehouse": "warehouse_writer", "fetch_day": "article_fetch",
         "process_day": "default_pool", "add_news": "warehouse_writer",
-        "testset": "default_pool", "release": "default_pool",
+        "testset": "default_pool", "timelines": "llm_server", "release": "default_pool",
     }  # fmt: skip
     assert info["params"] == [
         "config", "data_root", "history_start", "month", "partial", "set", "version"

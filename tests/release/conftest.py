@@ -1,19 +1,19 @@
 """The demo month, built once per session the way `make demo` builds it: the real
-2025-08-07 22:00 slot ingested from a file:// mirror, normalized, its sample pages read from
-a web archive and cleaned, the warehouse rebuilt; then released."""
+2025-08-07 22:00 slot ingested from a file:// mirror, normalized, the demo's pages
+(demo/sample_pages.py) read from a web archive and cleaned, the warehouse rebuilt; then
+released."""
 
 from __future__ import annotations
 
-import gzip
 import os
+import subprocess
+import sys
 from datetime import date, datetime
 from pathlib import Path
 
 import pytest
 
 from pipeline.articles.process import process
-from pipeline.articles.sources import urls_for_days
-from pipeline.articles.warc import write_pages
 from pipeline.config import Config, load_config
 from pipeline.events.normalize import normalize
 from pipeline.gdelt.ingest import ingest
@@ -23,7 +23,6 @@ from tests.conftest import Mirror
 
 REPO = Path(__file__).resolve().parents[2]
 DAY, MONTH = date(2025, 8, 7), "2025-08"
-PAGES = sorted((REPO / "tests/fixtures/articles").glob("*.html.gz"))
 
 
 def demo_month(root: Path, mirror_dir: Path) -> Config:
@@ -34,9 +33,11 @@ def demo_month(root: Path, mirror_dir: Path) -> Config:
     ingest(cfg, datetime(2025, 8, 7, 21, 45), datetime(2025, 8, 7, 23, 45), ["export", "mentions"])
     normalize(cfg, DAY, DAY)
     build_database(cfg)
-    urls = sorted(urls_for_days(cfg, DAY, DAY))[: len(PAGES)]
-    pages = zip(urls, PAGES, strict=True)
-    write_pages(archive, {url: gzip.decompress(page.read_bytes()) for url, page in pages})
+    subprocess.run(
+        [sys.executable, "demo/sample_pages.py", "--data-root", str(root), "--config",
+         "configs/demo.yaml", "--day", DAY.isoformat(), "--out", str(archive)],
+        cwd=REPO, check=True, capture_output=True,
+    )  # fmt: skip
     process(cfg, DAY, DAY)
     build_database(cfg)
     return cfg

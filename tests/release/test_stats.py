@@ -6,11 +6,13 @@ import struct
 from datetime import date
 
 import duckdb
+import pyarrow as pa
 import pytest
 
 from pipeline import duck
 from pipeline.reference import tables
 from pipeline.release.stats import write_stats
+from pipeline.timelines.build import COMPLEX_EVENTS, TIMELINES
 
 D1, D2, D3 = date(2025, 8, 1), date(2025, 8, 2), date(2025, 8, 3)
 QUADS = [  # date, head, relation, tail, GDELT records
@@ -44,7 +46,13 @@ FUNNEL = [  # date, step, rule, enabled, rows in, rows out, top reasons
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-def release(quads=QUADS, news=NEWS, funnel=FUNNEL):
+COMPLEX = [  # complex_event_id, first day, documents; then its atomic events' dates
+    ("ce-a", D1, 2, ["2025-08-01", None, "2025"]),
+    ("ce-b", D2, 2, ["2025-08-02"]),
+]
+
+
+def release(quads=QUADS, news=NEWS, funnel=FUNNEL, complex_events=COMPLEX):
     """The release tables the way the warehouse builds them: quads from events and links."""
     con = duckdb.connect()
     con.execute(
@@ -78,6 +86,18 @@ def release(quads=QUADS, news=NEWS, funnel=FUNNEL):
         con.register("reference", getattr(tables, name)())
         con.execute(f"CREATE TABLE {name} AS SELECT * FROM reference")
         con.unregister("reference")
+    stories = pa.Table.from_pylist([
+        {"complex_event_id": ce, "title": ce, "countries": ["CHN", "USA"], "first_date": day,
+         "n_documents": docs} for ce, day, docs, _ in complex_events
+    ], COMPLEX_EVENTS)  # fmt: skip
+    atoms = pa.Table.from_pylist([
+        {"complex_event_id": ce, "seq": seq, "date": when}
+        for ce, _, _, dates in complex_events for seq, when in enumerate(dates, 1)
+    ], TIMELINES)  # fmt: skip
+    for name, table in (("complex_events", stories), ("timelines", atoms)):
+        con.register("story_rows", table)
+        con.execute(f"CREATE TABLE {name} AS SELECT * FROM story_rows")
+        con.unregister("story_rows")
     return con
 
 
@@ -118,8 +138,11 @@ def test_counts_per_relation_pair_and_day(con, tmp_path):
     assert {k: v for k, v in card.items() if k != "funnel"} == {
         "days": 3, "first_day": "2025-08-01", "last_day": "2025-08-03", "events": 15,
         "quads": 8, "documents": 3, "quad_doc_links": 3, "pairs": 4, "countries": 6,
-        "relations_level1": 4, "relations_level2": 5,
+        "relations_level1": 4, "relations_level2": 5, "complex_events": 2, "atomic_events": 4,
     }  # fmt: skip
+    stories = [(r["complex_event_id"], r["n_documents"], r["atomic_events"], r["dated_events"])
+               for r in rows(tmp_path, "timelines")]  # fmt: skip
+    assert stories == [("ce-a", 2, 3, 2), ("ce-b", 2, 1, 1)]
 
 
 def test_funnel_is_summed_over_days_in_step_order(con, tmp_path):
@@ -149,7 +172,8 @@ def files(root):
 
 
 def check_pngs(written):
-    for name in ("relations_level1", "relations_level2", "top_pairs", "daily", "funnel"):
+    for name in ("relations_level1", "relations_level2", "top_pairs", "daily", "funnel",
+                 "timeline_lengths"):  # fmt: skip
         png = written[f"plots/{name}.png"]
         width, height = struct.unpack(">II", png[16:24])  # the IHDR chunk
         assert png.startswith(PNG) and 5_000 < len(png) < 1_000_000, name
@@ -166,11 +190,13 @@ def test_two_runs_give_identical_bytes(con, tmp_path):
         "plots/funnel.png",
         "plots/relations_level1.png",
         "plots/relations_level2.png",
+        "plots/timeline_lengths.png",
         "plots/top_pairs.png",
         "stats/daily.json",
         "stats/funnel.json",
         "stats/relations_level1.json",
         "stats/relations_level2.json",
+        "stats/timelines.json",
         "stats/top_pairs.json",
     ]  # fmt: skip (no temporary files left either)
     assert first == second
@@ -179,8 +205,10 @@ def test_two_runs_give_identical_bytes(con, tmp_path):
 
 
 def test_an_empty_window_writes_empty_lists_and_no_data_plots(tmp_path):
-    con = release(quads=[], news=[], funnel=[])
+    con = release(quads=[], news=[], funnel=[], complex_events=[])
     card = write_stats(con, tmp_path)
+    assert rows(tmp_path, "timelines") == []
+    assert (tmp_path / "plots/timeline_lengths.png").read_bytes().startswith(PNG)
     for name in ("relations_level1", "relations_level2", "top_pairs", "daily", "funnel"):
         assert rows(tmp_path, name) == []
         assert (tmp_path / f"plots/{name}.png").read_bytes().startswith(PNG)

@@ -1,33 +1,19 @@
 """The timelines stage on the demo month: the demo's pages (demo/sample_pages.py) give two
 stories of several documents, whose extractive timelines hold several dates."""
 
-import subprocess
-import sys
-
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.articles.process import process
 from pipeline.cli import main
 from pipeline.timelines.build import TimelinesError, build_timelines
-from pipeline.warehouse.build import build_database
-from tests.release.conftest import DAY, MONTH, REPO, demo_month
+from tests.release.conftest import MONTH, demo_month
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    """configs/demo.yaml's month with the demo's pages (min_similarity 0: they are assigned)."""
+    """configs/demo.yaml's month (min_similarity 0: the demo's pages are assigned)."""
     base = tmp_path_factory.mktemp("timelines")
-    cfg = demo_month(base / "data", base / "mirror")
-    archive = cfg.articles.archives[0]
-    subprocess.run(
-        [sys.executable, "demo/sample_pages.py", "--data-root", str(cfg.data_root), "--config",
-         "configs/demo.yaml", "--day", DAY.isoformat(), "--out", str(archive)],
-        cwd=REPO, check=True, capture_output=True,
-    )  # fmt: skip
-    process(cfg, DAY, DAY)
-    build_database(cfg)
-    return cfg
+    return demo_month(base / "data", base / "mirror")
 
 
 def test_demo_month_has_stories_of_several_documents_and_dates(demo):

@@ -1,0 +1,52 @@
+"""
+### Build a month's complex events and timelines
+
+Monthly (on the 1st, for the month before) or by hand:
+`airflow dags trigger build_timelines --conf '{"month": "2023-11"}'`. Groups the month's kept
+news (with its history) into complex events and writes each one's timeline of atomic events,
+like `gdelt-forecast timelines --month`, into `<data_root>/timelines/<month>/`.
+
+Params (validated): `month` (`YYYY-MM`; default: the month before the run), `method`
+(`extractive`); and `config`, `data_root`, `set` as on the command line. The task runs in
+the pool `llm_server`, so runs of several months never flood the LLM server together.
+A month without documents fails at once, naming the data root.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from airflow.sdk import CronTriggerTimetable, Param, dag, task
+
+
+@dag(
+    dag_id="build_timelines",
+    schedule=CronTriggerTimetable("0 6 1 * *", timezone="UTC"),
+    start_date=datetime(2015, 3, 1, tzinfo=UTC),
+    catchup=False,
+    max_active_runs=4,
+    params={
+        "month": Param(None, type=["null", "string"], pattern=r"^\d{4}-(0[1-9]|1[0-2])$"),
+        "method": Param(None, type=["null", "string"], enum=[None, "extractive"]),
+        "config": Param(None, type=["null", "string"], description="YAML config file"),
+        "data_root": Param(None, type=["null", "string"], description="data root override"),
+        "set": Param([], type="array", description="section.key=value overrides"),
+    },
+    default_args={"retries": 1, "retry_delay": timedelta(minutes=5)},
+    doc_md=__doc__,
+    tags=["openforecast", "timelines"],
+)
+def build_timelines():
+    @task(pool="llm_server")
+    def build() -> dict:
+        # Imported here: the DAG processor parses this file often, and must stay light.
+        from pipeline.airflow_tasks import param_overrides, run_month, run_stage
+        from pipeline.timelines.build import build_timelines as build_month
+
+        overrides = param_overrides("timelines", ("method",))
+        return run_stage(build_month, run_month(), overrides=overrides)
+
+    build()
+
+
+build_timelines()
