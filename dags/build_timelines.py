@@ -7,7 +7,7 @@ news (with its history) into complex events and writes each one's timeline of at
 like `gdelt-forecast timelines --month`, into `<data_root>/timelines/<month>/`.
 
 Params (validated): `month` (`YYYY-MM`; default: the month before the run), `method`
-(`extractive`); and `config`, `data_root`, `set` as on the command line. The task runs in
+(`extractive` or `llm`); and `config`, `data_root`, `set` as on the command line. The task runs in
 the pool `llm_server`, so runs of several months never flood the LLM server together.
 A month without documents fails at once, naming the data root.
 """
@@ -27,7 +27,7 @@ from airflow.sdk import CronTriggerTimetable, Param, dag, task
     max_active_runs=4,
     params={
         "month": Param(None, type=["null", "string"], pattern=r"^\d{4}-(0[1-9]|1[0-2])$"),
-        "method": Param(None, type=["null", "string"], enum=[None, "extractive"]),
+        "method": Param(None, type=["null", "string"], enum=[None, "extractive", "llm"]),
         "config": Param(None, type=["null", "string"], description="YAML config file"),
         "data_root": Param(None, type=["null", "string"], description="data root override"),
         "set": Param([], type="array", description="section.key=value overrides"),

@@ -237,10 +237,11 @@ class LlmConfig(_Section):
 
 
 class TimelinesConfig(_Section):
-    method: Literal["extractive"] = Field(
+    method: Literal["extractive", "llm"] = Field(
         "extractive",
         description="How atomic events are written: `extractive` takes the documents' "
-        "dated lead sentences and titles (no model).",
+        "dated lead sentences and titles (no model); `llm` asks the `llm` server "
+        "(OpenForecast's extraction-then-complement).",
     )
     history_days: int = Field(
         30, ge=0, description="Days before the month whose documents may open a complex event."
@@ -264,6 +265,12 @@ class TimelinesConfig(_Section):
     )
     lead_chars: int = Field(
         600, ge=50, description="Characters of a document's text that count as its lead."
+    )
+    article_chars: int = Field(
+        6000,
+        ge=100,
+        description="Characters of a document's text the `llm` method shows the model (keep "
+        "prompts within the server's context length).",
     )
 
 

@@ -5,13 +5,13 @@ before it, groups them into complex events (:mod:`pipeline.timelines.complex_eve
 writes each one's timeline of atomic events with ``timelines.method``. Output, replaced
 whole on every run: ``<data_root>/timelines/<month>/complex_events.parquet`` (one row per
 complex event) and ``timelines.parquet`` (one row per atomic event, with the method, model
-and prompt version that wrote it).
+and prompt version that wrote it); with the ``llm`` method also ``llm_calls.parquet``.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -20,12 +20,13 @@ import pyarrow as pa
 from pipeline import duck
 from pipeline.config import Config
 from pipeline.errors import StageError
+from pipeline.llm import summarize, write_calls
 from pipeline.locks import month_lock
 from pipeline.parquet_io import write_parquet
 from pipeline.progress import progress
 from pipeline.summary import StageSummary
 from pipeline.testset.build import month_range
-from pipeline.timelines import extractive
+from pipeline.timelines import extractive, written
 from pipeline.timelines.complex_events import group
 from pipeline.warehouse.build import open_read_only, warehouse_path
 
@@ -72,6 +73,7 @@ class Summary(StageSummary):
     complex_events: int = 0
     documents_in_events: int = 0
     atomic_events: int = 0
+    llm: dict = field(default_factory=dict)  # the LLM calls' summary (method llm)
     seconds: float = 0.0
 
     def line(self) -> str:
@@ -79,6 +81,7 @@ class Summary(StageSummary):
             f"timelines {self.month} ({self.method}): {self.documents:,} documents, "
             f"{self.complex_events:,} complex events of {self.documents_in_events:,} documents, "
             f"{self.atomic_events:,} atomic events ({self.seconds:.1f} s)"
+            + (f"; {self.llm['line']}" if self.llm else "")
         )
 
 
@@ -93,29 +96,40 @@ def build_timelines(
     with month_lock(cfg, "timelines", month):
         with open_read_only(cfg) as con:
             docs = duck.records(con, "timelines/documents.sql", first_date=since,
-                                last_date=last, lead_chars=cfg.timelines.lead_chars)  # fmt: skip
+                                last_date=last, lead_chars=cfg.timelines.lead_chars,
+                                article_chars=cfg.timelines.article_chars)  # fmt: skip
         if not any(d["date"] >= first for d in docs):
             raise TimelinesError(
                 f"no kept documents dated in {month} in the warehouse at {warehouse_path(cfg)}: "
                 "run `articles` and `database` first"
             )
         events = group(docs, first, cfg.timelines)
-        atoms = []
-        for event in progress(events, len(events), f"timelines {month}"):
-            for seq, atom in enumerate(extractive.timeline(event), 1):
-                atoms.append({
-                    "complex_event_id": event.complex_event_id, "seq": seq, **atom,
-                    "method": extractive.METHOD, "model": None,
-                    "prompt_version": extractive.PROMPT_VERSION,
-                })  # fmt: skip
         out = out or cfg.data_root / "timelines" / month
+        llm: dict = {}
+        if cfg.timelines.method == "llm":
+            sent = time.monotonic()
+            written_, calls = written.timelines(cfg, events)
+            write_calls(out / "llm_calls.parquet", calls)
+            calls_summary = summarize(calls, time.monotonic() - sent)
+            llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
+            stamp = (written.METHOD, cfg.llm.model, written.PROMPT_VERSION)
+        else:
+            events_ = progress(events, len(events), f"timelines {month}")
+            written_ = {e.complex_event_id: extractive.timeline(e) for e in events_}
+            stamp = (extractive.METHOD, None, extractive.PROMPT_VERSION)
+        atoms = [
+            {"complex_event_id": event.complex_event_id, "seq": seq, **atom,
+             **dict(zip(("method", "model", "prompt_version"), stamp, strict=True))}
+            for event in events
+            for seq, atom in enumerate(written_[event.complex_event_id], 1)
+        ]  # fmt: skip
         write_parquet(pa.Table.from_pylist([_row(e, month) for e in events], COMPLEX_EVENTS),
                       out / "complex_events.parquet")  # fmt: skip
         write_parquet(pa.Table.from_pylist(atoms, TIMELINES), out / "timelines.parquet")
     return Summary(
         month=month, method=cfg.timelines.method, documents=len(docs),
         complex_events=len(events), documents_in_events=sum(len(e.documents) for e in events),
-        atomic_events=len(atoms), seconds=time.monotonic() - t0,
+        atomic_events=len(atoms), llm=llm, seconds=time.monotonic() - t0,
     )  # fmt: skip
 
 

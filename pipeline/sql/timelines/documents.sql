@@ -35,6 +35,7 @@ SELECT
     n.date,
     n.title,
     left(n.text, $lead_chars) AS lead,
+    left(n.text, $article_chars) AS article,
     p.country_a,
     p.country_b,
     s.name AS subject,
