@@ -43,3 +43,22 @@ def python(code: str, env: dict, timeout: int = 240) -> subprocess.CompletedProc
         text=True,
         timeout=timeout,
     )
+
+
+def run_monthly_dag(dag_id: str, conf: dict, env: dict) -> subprocess.CompletedProcess:
+    """``dag.test()`` of a monthly DAG for the run of 2025-09-01 (the month 2025-08): prints
+    ``POOLS`` (its tasks' pools), then ``STATE <state>`` or ``REFUSED <error>``."""
+    return python(
+        f"""
+        from datetime import datetime, UTC
+        from airflow.dag_processing.dagbag import DagBag
+        dag = DagBag().dags[{dag_id!r}]
+        print("POOLS", sorted({{t.pool for t in dag.tasks}}))
+        try:
+            run = dag.test(logical_date=datetime(2025, 9, 1, 6, tzinfo=UTC), run_conf={conf!r})
+            print("STATE", run.state)
+        except Exception as exc:
+            print("REFUSED", type(exc).__name__, exc)
+        """,
+        env,
+    )

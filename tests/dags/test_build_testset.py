@@ -4,24 +4,12 @@ import json
 
 import pyarrow.parquet as pq
 
-from tests.dags.conftest import python
+from tests.dags.conftest import run_monthly_dag
 from tests.testset.test_build import QUADS, warehouse
 
 
 def run_dag(airflow_env, conf: dict):
-    return python(
-        f"""
-        from datetime import datetime, UTC
-        from airflow.dag_processing.dagbag import DagBag
-        dag = DagBag().dags["build_testset"]
-        try:
-            run = dag.test(logical_date=datetime(2025, 9, 1, 6, tzinfo=UTC), run_conf={conf!r})
-            print("STATE", run.state)
-        except Exception as exc:
-            print("REFUSED", type(exc).__name__, exc)
-        """,
-        airflow_env,
-    )
+    return run_monthly_dag("build_testset", conf, airflow_env)
 
 
 def test_previous_month_by_default_with_param_overrides(airflow_env, tmp_path):
