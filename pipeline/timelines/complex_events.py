@@ -62,6 +62,8 @@ def group(docs: list[dict], first: date, cfg: TimelinesConfig) -> list[ComplexEv
 
 
 def _stories(docs: list[dict], vectors, first: date, cfg: TimelinesConfig) -> list[ComplexEvent]:
+    if len(docs) < cfg.min_documents:
+        return []  # most pairs have a single document: no story to look for
     similarity = (vectors @ vectors.T).toarray()
     days = np.array([d["date"].toordinal() for d in docs])
     linked = (similarity >= cfg.min_similarity) & (

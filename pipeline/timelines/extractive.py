@@ -30,6 +30,7 @@ _DAY_WORDS = re.compile(
 _MONTH_DAY = re.compile(rf"\b(\d{{1,2}}\s+({_MONTH})\b|({_MONTH})\.?\s+\d{{1,2}}\b)", re.I)
 _MONTH_YEAR = re.compile(rf"\b({_MONTH})\.?,?\s+\d{{4}}\b", re.I)
 _YEAR = re.compile(r"\b(1[89]|20)\d{2}\b")
+_DIGIT = re.compile(r"\d")
 # No sentence splitter ships with our dependencies, and a lead is a few sentences of news
 # prose: a stop, question or exclamation mark followed by a capital or a quote ends one.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“A-Z])")
@@ -46,6 +47,8 @@ def precision(phrase: str) -> str | None:
 
 def sentence_date(sentence: str, published: datetime) -> str | None:
     """The first date of ``sentence`` it can be placed on, as yyyy, yyyy-MM or yyyy-MM-dd."""
+    if not (_DIGIT.search(sentence) or _DAY_WORDS.search(sentence)):
+        return None  # no phrase precision() accepts: spare dateparser (ms a sentence)
     settings = {"RELATIVE_BASE": published, "PREFER_DATES_FROM": "past"}
     for phrase, when in search_dates(sentence, languages=["en"], settings=settings) or []:
         kind = precision(phrase)
