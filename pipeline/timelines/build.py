@@ -108,20 +108,22 @@ def build_timelines(
         llm: dict = {}
         if cfg.timelines.method == "llm":
             sent = time.monotonic()
-            written_, calls = written.timelines(cfg, events)
+            by_event, calls = written.timelines(cfg, events)
             write_calls(out / "llm_calls.parquet", calls)
             calls_summary = summarize(calls, time.monotonic() - sent)
             llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
             stamp = (written.METHOD, cfg.llm.model, written.PROMPT_VERSION)
         else:
-            events_ = progress(events, len(events), f"timelines {month}")
-            written_ = {e.complex_event_id: extractive.timeline(e) for e in events_}
+            shown = progress(events, len(events), f"timelines {month}")
+            by_event = {e.complex_event_id: extractive.timeline(e) for e in shown}
             stamp = (extractive.METHOD, None, extractive.PROMPT_VERSION)
+            # A re-run replaces the month's output: no call log of an earlier llm run stays.
+            (out / "llm_calls.parquet").unlink(missing_ok=True)
         atoms = [
             {"complex_event_id": event.complex_event_id, "seq": seq, **atom,
              **dict(zip(("method", "model", "prompt_version"), stamp, strict=True))}
             for event in events
-            for seq, atom in enumerate(written_[event.complex_event_id], 1)
+            for seq, atom in enumerate(by_event[event.complex_event_id], 1)
         ]  # fmt: skip
         write_parquet(pa.Table.from_pylist([_row(e, month) for e in events], COMPLEX_EVENTS),
                       out / "complex_events.parquet")  # fmt: skip
