@@ -13,13 +13,13 @@ is a function of the inputs, config and code, so a rebuild gives the same bytes.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
 import shutil
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -32,6 +32,7 @@ from pipeline import duck
 from pipeline.config import Config
 from pipeline.errors import StageError
 from pipeline.locks import month_lock
+from pipeline.parquet_io import write_parquet
 from pipeline.reference import tables as reference
 from pipeline.release import card, croissant, export, manifest, mirai_info, stats
 from pipeline.release.layout import TABLES
@@ -149,8 +150,8 @@ def _write(
                                **window)  # fmt: skip
         log.info("release %s: MIRAI's data_kg.csv and data_news.csv", version)
         mirai_compat.write_database(con, out / "mirai" / "MIRAI", start, last)
-    export.write_table(reference.relations(), out / "reference" / "relations.parquet")
-    export.write_table(reference.countries(), out / "reference" / "countries.parquet")
+    write_parquet(reference.relations(), out / "reference" / "relations.parquet")
+    write_parquet(reference.countries(), out / "reference" / "countries.parquet")
     slots = _gdelt_slots(cfg, start, last, out / "gdelt" / "slots.parquet")
     log.info("release %s: test set", version)
     testset = build_testset(cfg, month, out / "testset", out / "mirai" / "MIRAI")
@@ -192,7 +193,7 @@ def _write(
     }
     (out / "README.md").write_text(card.render(meta, schemas, rows, headline), encoding="utf-8")
     files = manifest.entries(out)
-    _write_json(out / "croissant.json", croissant.croissant(out, {
+    manifest.write_json(out / "croissant.json", croissant.croissant(out, {
         "name": cfg.release.name, "version": version, "license": cfg.release.license,
         "description": f"{cfg.release.name} {version}: MIRAI-style relation queries for "
         f"{month} and the GDELT event database and news corpus from {start} to {last}.",
@@ -201,7 +202,7 @@ def _write(
     }, files))  # fmt: skip
     files = sorted([*files, manifest.entry(out, out / "croissant.json")], key=lambda f: f["path"])
     created = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    _write_json(out / manifest.MANIFEST, {
+    manifest.write_json(out / manifest.MANIFEST, {
         "name": meta["name"], "version": version, "created": created, **{
             k: meta[k] for k in ("code_version", "month", "history", "config", "gdelt",
                                  "funnel", "embeddings", "testset", "timelines")
@@ -224,11 +225,9 @@ def _gdelt_slots(cfg: Config, start: date, last: date, path: Path) -> dict:
         table = duck.relation(con, "release/export/gdelt_slots.sql", ledger=str(ledger),
                               lookback_date=start - timedelta(days=lookback),
                               last_date=last).to_arrow_table()  # fmt: skip
-    export.write_table(table, path)
+    write_parquet(table, path)
     slots = table["slot"].to_pylist()
-    statuses: dict[str, int] = {}
-    for status in table["status"].to_pylist():
-        statuses[status] = statuses.get(status, 0) + 1
+    statuses = Counter(table["status"].to_pylist())
     return {
         "slots": len(set(slots)), "files": table.num_rows,
         "first": min(slots, default=None), "last": max(slots, default=None),
@@ -244,7 +243,3 @@ def _update_latest(root: Path, version: str) -> None:
     tmp = root / ".LATEST.tmp"
     tmp.write_text(version + "\n", encoding="utf-8")
     tmp.replace(latest)
-
-
-def _write_json(path: Path, data: dict) -> None:
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

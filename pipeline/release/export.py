@@ -49,9 +49,3 @@ def write_reader(reader: pa.RecordBatchReader, folder: Path, rows_per_file: int)
         files = [folder / "part-0.parquet"]
         pq.write_table(reader.schema.empty_table(), files[0], compression="zstd")
     return files
-
-
-def write_table(table: pa.Table, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path, compression="zstd", row_group_size=ROW_GROUP)
-    return path

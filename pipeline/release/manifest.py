@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 from importlib import metadata
 from pathlib import Path
@@ -42,6 +43,12 @@ def on_disk(root: Path) -> list[Path]:
 
 def entries(root: Path) -> list[dict]:
     return [entry(root, p) for p in on_disk(root)]
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Indented UTF-8 JSON in the dict's own order (MIRAI's info files pair their keys with
+    embedding rows by order), with a final newline."""
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def code_version() -> dict:

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,7 @@ import numpy as np
 from pipeline.config import Config
 from pipeline.reference import tables
 from pipeline.release.embed import embed, model_name
+from pipeline.release.manifest import write_json
 
 
 def code2relation() -> dict[str, dict[str, str]]:
@@ -40,8 +40,8 @@ def iso2names() -> dict[str, list[str]]:
 def write_info(cfg: Config, out: Path) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     relations, countries = code2relation(), iso2names()
-    _dump(out / "dict_code2relation.json", relations)
-    _dump(out / "dict_iso2alternames_GeoNames.json", countries)
+    write_json(out / "dict_code2relation.json", relations)
+    write_json(out / "dict_iso2alternames_GeoNames.json", countries)
     vectors = embed(
         cfg,
         [names[0] for names in countries.values()]
@@ -55,7 +55,3 @@ def write_info(cfg: Config, out: Path) -> dict:
         "countries": len(countries),
         "relations": len(relations),
     }
-
-
-def _dump(path: Path, data: dict) -> None:
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

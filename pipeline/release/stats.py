@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from datetime import date
 from pathlib import Path
 
@@ -85,9 +86,7 @@ def write_stats(con: duckdb.DuckDBPyConnection, out: Path, top_pairs: int = 20) 
         [r["rows_out"] for r in funnel],
         "GDELT records kept after the rule",
     )
-    lengths: dict[int, int] = {}
-    for row in timelines:
-        lengths[row["atomic_events"]] = lengths.get(row["atomic_events"], 0) + 1
+    lengths = Counter(row["atomic_events"] for row in timelines)
     files["plots/timeline_lengths.png"] = plots.bars(
         "Timeline lengths",
         [f"{n} atomic events" for n in sorted(lengths)],
