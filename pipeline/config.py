@@ -234,6 +234,11 @@ class LlmConfig(_Section):
     )
     temperature: float = Field(0.0, ge=0, description="Sampling temperature (0: greedy).")
     max_tokens: int = Field(1024, ge=1, description="Most tokens of one answer.")
+    seed: int | None = Field(
+        None,
+        description="Sampling seed sent with every request (vLLM seeds each request with "
+        "it), so that a sampled answer can be drawn again; null: the server's own.",
+    )
 
 
 class TimelinesConfig(_Section):

@@ -65,12 +65,14 @@ async def ask(
     """Settle one request: ok, fallback or failed (the result says why). Never raises for
     what the server does."""
     result = Result(hash=digest, key=request.key, step=request.step, model=llm.model)
-    started = time.monotonic()
+    started = None  # the wait for a first slot is the batch's queue, not this call's latency
     retries = invalid = 0
     while True:
         result.attempts += 1
         try:
             async with slots:
+                if started is None:
+                    started = time.monotonic()
                 completion = await client.chat.completions.create(**_params(llm, request))
         except _RETRYABLE as exc:
             result.error = _describe(exc)
@@ -108,6 +110,7 @@ async def ask(
 
 
 def _params(llm: LlmConfig, request: Request) -> dict[str, Any]:
+    seed = {} if llm.seed is None else {"seed": llm.seed}
     return {
         "model": llm.model,
         "messages": request.messages,
@@ -118,6 +121,7 @@ def _params(llm: LlmConfig, request: Request) -> dict[str, Any]:
             "type": "json_schema",
             "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
         },
+        **seed,
     }
 
 

@@ -2,7 +2,7 @@
 names a request in the cache and in ``llm_calls.parquet``.
 
 The hash covers everything that shapes the answer: the model, the messages, the answer
-schema with its name, and the sampling parameters (temperature, max_tokens). It leaves out
+schema with its name, and the sampling parameters (temperature, max_tokens, seed). It leaves out
 ``key`` and ``step``, which only say what the answer is for, and the fallback parser, which
 only reads an answer: two requests with the same prompt share one cached answer.
 """
@@ -73,5 +73,7 @@ def request_hash(request: Request, llm: LlmConfig) -> str:
         "schema": {"name": request.schema_name, "schema": request.schema},
         "params": {"temperature": llm.temperature, "max_tokens": llm.max_tokens},
     }
+    if llm.seed is not None:  # only when set: hashes, and so caches, from before seeds hold
+        payload["params"]["seed"] = llm.seed
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

