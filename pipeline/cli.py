@@ -42,6 +42,9 @@ def _tables(text: str) -> list[str]:
     return tables
 
 
+METHOD_HELP = "sets timelines.method: extractive (no model) or llm (the llm server)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", help="YAML config (default: configs/default.yaml)")
@@ -103,7 +106,17 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write timelines/<month>/complex_events.parquet and timelines.parquet.",
     )
     tl.add_argument("--month", required=True, type=_month, help="YYYY-MM")
+    tl.add_argument("--method", choices=["extractive", "llm"], help=METHOD_HELP)
     tl.add_argument("--json", action="store_true", help="print the summary as JSON")
+    tk = stages.add_parser(
+        "tasks",
+        parents=[common],
+        help="OpenForecast's six tasks (STF, LTF, AQA, MCNC, MCAC, VQA) from the timelines",
+        description="Write tasks/<month>/<TASK>.parquet from timelines/<month>/.",
+    )
+    tk.add_argument("--month", required=True, type=_month, help="YYYY-MM")
+    tk.add_argument("--method", choices=["extractive", "llm"], help=METHOD_HELP)
+    tk.add_argument("--json", action="store_true", help="print the summary as JSON")
     ev = stages.add_parser(
         "evaluate",
         parents=[common],
@@ -258,6 +271,13 @@ def _timelines(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def _tasks(args: argparse.Namespace, cfg: Config) -> int:
+    from pipeline.tasks.build import build_tasks
+
+    _print(args, build_tasks(cfg, args.month))
+    return 0
+
+
 def _evaluate(args: argparse.Namespace, cfg: Config) -> int:
     from pipeline.testset.evaluate import evaluate, render
 
@@ -298,6 +318,7 @@ STAGES = {
     "testset": _testset,
     "evaluate": _evaluate,
     "timelines": _timelines,
+    "tasks": _tasks,
     "release": _release,
 }
 
@@ -315,7 +336,9 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
-        cfg = load_config(args.config, args.overrides, args.data_root)
+        method = getattr(args, "method", None)
+        overrides = [*args.overrides, *([f"timelines.method={method}"] if method else [])]
+        cfg = load_config(args.config, overrides, args.data_root)
     except ConfigError as exc:
         print(f"gdelt-forecast: {exc}", file=sys.stderr)
         return 2

@@ -279,6 +279,33 @@ class TimelinesConfig(_Section):
     )
 
 
+class TasksConfig(_Section):
+    seed: int = Field(0, description="Seed of the cut dates, target events and candidates.")
+    cuts_per_timeline: int = Field(
+        1,
+        ge=1,
+        description="Cut dates drawn per timeline (OpenForecast draws one); each cut gives "
+        "one record of every task.",
+    )
+    min_background: int = Field(
+        1, ge=1, description="Atomic events a cut needs in the background (dated on or before it)."
+    )
+    min_targets: int = Field(
+        1, ge=1, description="Atomic events a cut needs among the targets (dated after it)."
+    )
+    test_from: date | None = Field(
+        None,
+        description="Records whose cut date is on or after this day are `test` (null: the "
+        "month's first day).",
+    )
+    dev_days: int = Field(
+        7,
+        ge=0,
+        description="Records whose cut date falls in the days just before `test_from` are "
+        "`dev`; earlier ones are `train`.",
+    )
+
+
 class DuckdbConfig(_Section):
     memory_limit: str = Field("3GB", description="DuckDB memory limit; it spills to disk past it.")
     threads: int | None = Field(None, ge=1, description="DuckDB threads (default: all cores).")
@@ -295,6 +322,7 @@ class Config(_Section):
     release: ReleaseConfig = ReleaseConfig()
     llm: LlmConfig = LlmConfig()
     timelines: TimelinesConfig = TimelinesConfig()
+    tasks: TasksConfig = TasksConfig()
     duckdb: DuckdbConfig = DuckdbConfig()
 
 

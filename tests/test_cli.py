@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from pipeline import cli
 from pipeline.cli import main, parse_moment
 from tests.conftest import SLOT
 
@@ -149,3 +150,14 @@ def test_testset_and_evaluate(tmp_path, capsys):
     with pytest.raises(SystemExit) as bad_month:
         main(["testset", "--month", "2025-13", "--data-root", str(root)])
     assert bad_month.value.code == 2
+
+
+@pytest.mark.parametrize("stage", ["timelines", "tasks"])
+def test_method_flag_sets_the_timelines_method(stage, tmp_path, monkeypatch):
+    seen = []
+    monkeypatch.setitem(cli.STAGES, stage, lambda args, cfg: seen.append(cfg) or 0)
+    base = [stage, "--month", "2025-08", "--data-root", str(tmp_path)]
+    assert main(base) == main([*base, "--method", "llm"]) == 0
+    assert [cfg.timelines.method for cfg in seen] == ["extractive", "llm"]
+    with pytest.raises(SystemExit):
+        main([*base, "--method", "oracle"])

@@ -1,0 +1,131 @@
+"""``gdelt-forecast tasks --month YYYY-MM``: OpenForecast's six tasks from the timelines.
+
+Reads ``timelines/<month>/`` (complex events and their atomic events), cuts each timeline
+(:mod:`pipeline.tasks.cut`), builds the records of every cut (:mod:`pipeline.tasks.records`),
+drops those that break the leakage rule (:mod:`pipeline.tasks.leakage`) and writes
+``<data_root>/tasks/<month>/<TASK>.parquet``, one file per task, replaced whole on every run.
+The generated parts follow ``timelines.method``: ``extractive`` rules, or the LLM.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.config import Config
+from pipeline.errors import StageError
+from pipeline.locks import month_lock
+from pipeline.parquet_io import write_parquet
+from pipeline.reference import tables
+from pipeline.summary import StageSummary
+from pipeline.tasks import extractive, leakage, records
+from pipeline.tasks.cut import cuts, split_of
+from pipeline.testset.build import month_range
+
+
+class TasksError(StageError):
+    """The month has no timelines to build tasks from."""
+
+
+@dataclass
+class Summary(StageSummary):
+    month: str
+    method: str
+    timelines: int = 0
+    cuts: int = 0
+    uncut: int = 0  # timelines without a usable cut
+    left_out: int = 0  # atomic events undated or dated across their cut
+    records: dict = field(default_factory=dict)  # task -> records written
+    splits: dict = field(default_factory=dict)  # split -> records written, all tasks
+    skipped: dict = field(default_factory=dict)  # task -> cuts without a record, and why
+    negatives_discarded: int = 0
+    leaked: int = 0
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        counts = ", ".join(f"{t} {n}" for t, n in self.records.items())
+        return (
+            f"tasks {self.month} ({self.method}): {self.cuts} cuts of {self.timelines} "
+            f"timelines ({self.uncut} without one); {counts}; {self.negatives_discarded} "
+            f"negatives discarded, {self.leaked} leaking records dropped ({self.seconds:.1f} s)"
+        )
+
+
+def build_tasks(
+    cfg: Config, month: str, timelines: Path | None = None, out: Path | None = None
+) -> Summary:
+    """From ``timelines`` (default ``<data_root>/timelines/<month>``) into ``out`` (default
+    ``<data_root>/tasks/<month>``)."""
+    t0 = time.monotonic()
+    timelines = timelines or cfg.data_root / "timelines" / month
+    out = out or cfg.data_root / "tasks" / month
+    summary = Summary(month=month, method=cfg.timelines.method)
+    with month_lock(cfg, "tasks", month):
+        atoms, countries = _read(timelines, month)
+        pools = extractive.Pools(atoms, countries, *_reference_names())
+        first, _ = month_range(month)
+        rows: list[dict] = []
+        skipped: Counter = Counter()
+        for ce in sorted(atoms):
+            found = cuts(ce, atoms[ce], cfg.tasks)
+            summary.uncut += not found
+            for cut in found:
+                summary.left_out += cut.left_out
+                split = split_of(cut.cut_date, first, cfg.tasks)
+                made = [records.stf(cut, split, cfg.tasks.seed), records.ltf(cut, split),
+                        records.aqa(cut, split, cfg.tasks.seed),
+                        records.mcac(cut, split, cfg.tasks.seed, pools),
+                        *records.mcnc_and_vqa(cut, split, cfg.tasks.seed, pools)]  # fmt: skip
+                rows += [r for r in made if r is not None]
+                skipped.update(_missing(made))
+            summary.cuts += len(found)
+        dated = [r for r in rows if leakage.dated_wrong(r)]
+        if dated:  # the cut puts every event on its side: this is a bug, not data
+            raise StageError(f"tasks: {dated[0]['id']}: {leakage.dated_wrong(dated[0])}")
+        leaks = leakage.leaked(rows)
+        rows = [r for r in rows if r["id"] not in leaks]
+        for task in records.TASKS:
+            mine = [r for r in rows if r["task"] == task]
+            write_parquet(pa.Table.from_pylist(mine, records.SCHEMA), out / f"{task}.parquet")
+    summary.timelines = len(atoms)
+    summary.records = {t: sum(r["task"] == t for r in rows) for t in records.TASKS}
+    summary.splits = dict(Counter(r["split"] for r in rows))
+    summary.skipped = dict(skipped)
+    summary.negatives_discarded = pools.discarded
+    summary.leaked = len(leaks)
+    summary.seconds = time.monotonic() - t0
+    return summary
+
+
+def _missing(made: list[dict | None]) -> list[str]:
+    """The tasks a cut gave no record, with the reason."""
+    have = {r["task"] for r in made if r is not None}
+    why = {"STF": "no day-precise target", "MCAC": "fewer than 3 wrong values",
+           "MCNC": "fewer than 3 negatives", "VQA": "no MCNC record"}  # fmt: skip
+    return [f"{task}: {why[task]}" for task in records.TASKS if task not in have]
+
+
+def _read(folder: Path, month: str) -> tuple[dict[str, list[dict]], dict[str, tuple]]:
+    paths = [folder / "timelines.parquet", folder / "complex_events.parquet"]
+    if not all(p.exists() for p in paths):
+        raise TasksError(f"no timelines of {month} at {folder}: run `timelines` first")
+    atoms: dict[str, list[dict]] = {}
+    for row in pq.read_table(paths[0]).sort_by([("complex_event_id", "ascending"),
+                                                ("seq", "ascending")]).to_pylist():  # fmt: skip
+        atoms.setdefault(row["complex_event_id"], []).append(row)
+    countries = {
+        row["complex_event_id"]: tuple(row["countries"])
+        for row in pq.read_table(paths[1], columns=["complex_event_id", "countries"]).to_pylist()
+    }
+    return atoms, countries
+
+
+def _reference_names() -> tuple[list[str], list[str]]:
+    names = tables.countries().column("name").to_pylist()
+    relations = tables.relations().to_pylist()
+    return names, [r["name"] for r in relations if r["level"] == 2]

@@ -1,0 +1,142 @@
+"""The six OpenForecast task records of one cut, with the ``extractive`` generated parts.
+
+Every record: ``id``, ``task``, ``complex_event_id``, ``cut_date``, ``split``, ``background``
+(the atomic events dated on or before the cut: date, text, source document), ``question``,
+``candidates`` (empty for STF, LTF and AQA), ``answer``, ``argument`` (AQA and MCAC: which
+argument is asked), ``target`` (the timeline events the answer comes from), ``method``,
+``prompt_version`` and ``model``. Answers: STF and LTF the target events as the paper's
+numbered list; AQA the argument's value; MCNC and MCAC an option letter; VQA yes or no.
+
+- STF: the events of one day after the cut (a seeded day among the day-precise targets);
+- LTF: every target event;
+- AQA: a seeded target event and argument (subject, object, event type, location, time);
+- MCAC: AQA's question with three wrong values and the gold one, in seeded order;
+- MCNC: a seeded target event and three negatives;
+- VQA: MCNC's gold event (answer yes) or one of its negatives (no), a seeded coin.
+Each task draws from its own seeded generator, so a change to one leaves the others be.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import string
+from datetime import date
+
+import pyarrow as pa
+
+from pipeline.tasks import extractive
+from pipeline.tasks.cut import Cut, period
+
+TASKS = ("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA")
+_EVENT = pa.struct([("date", pa.string()), ("text", pa.string()), ("source_doc_id", pa.string())])
+SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("task", pa.string()),
+        ("complex_event_id", pa.string()),
+        ("cut_date", pa.date32()),
+        ("split", pa.string()),
+        ("background", pa.list_(_EVENT)),
+        ("question", pa.string()),
+        ("candidates", pa.list_(pa.string())),
+        ("answer", pa.string()),
+        ("argument", pa.string()),
+        ("target", pa.list_(_EVENT)),
+        ("method", pa.string()),
+        ("prompt_version", pa.string()),
+        ("model", pa.string()),
+    ]
+)
+
+
+def rng(seed: int, task: str, cut: Cut) -> random.Random:
+    return random.Random(f"{seed}:{task}:{cut.complex_event_id}:{cut.cut_date}")
+
+
+def event(atom: dict) -> dict:
+    return {"date": atom["date"], "text": atom["text"], "source_doc_id": atom["source_doc_id"]}
+
+
+def numbered(atoms: list[dict]) -> str:
+    return "\n".join(f"{i}. {a['text']}" for i, a in enumerate(atoms, 1))
+
+
+def record(task: str, cut: Cut, split: str, **fields) -> dict:
+    digest = hashlib.sha256(f"{task}|{cut.complex_event_id}|{cut.cut_date}".encode())
+    row = {
+        "id": f"{task}-{digest.hexdigest()[:16]}", "task": task,
+        "complex_event_id": cut.complex_event_id, "cut_date": cut.cut_date, "split": split,
+        "background": [event(a) for a in cut.background], "candidates": [], "argument": None,
+        "method": extractive.METHOD, "prompt_version": extractive.PROMPT_VERSION, "model": None,
+    }  # fmt: skip
+    return {**row, **fields}
+
+
+def options(gold: str, wrong: list[str], rng_: random.Random) -> tuple[list[str], str]:
+    """The four candidates in seeded order, and the gold one's letter."""
+    candidates = [gold, *wrong]
+    rng_.shuffle(candidates)
+    return candidates, string.ascii_uppercase[candidates.index(gold)]
+
+
+def stf(cut: Cut, split: str, seed: int) -> dict | None:
+    days = sorted({span[0] for a in cut.targets if (span := period(a["date"]))[0] == span[1]})
+    if not days:
+        return None
+    day: date = rng(seed, "STF", cut).choice(days)
+    target = [a for a in cut.targets if period(a["date"]) == (day, day)]
+    return record("STF", cut, split, question=f"What events will occur on {day}?",
+                  answer=numbered(target), target=[event(a) for a in target])  # fmt: skip
+
+
+def ltf(cut: Cut, split: str) -> dict:
+    return record("LTF", cut, split, question=f"How will the events develop after {cut.cut_date}?",
+                  answer=numbered(cut.targets), target=[event(a) for a in cut.targets])  # fmt: skip
+
+
+def argument_draw(cut: Cut, seed: int) -> tuple[dict, str]:
+    """AQA's (and MCAC's) target event and the argument asked about."""
+    draw = rng(seed, "AQA", cut)
+    atom = draw.choice(cut.targets)
+    argument = draw.choice([a for a in extractive.ARGUMENTS if extractive.value(atom, a)])
+    return atom, argument
+
+
+def aqa(cut: Cut, split: str, seed: int) -> dict:
+    atom, argument = argument_draw(cut, seed)
+    return record("AQA", cut, split, question=extractive.question(atom, argument),
+                  answer=extractive.value(atom, argument), argument=argument,
+                  target=[event(atom)])  # fmt: skip
+
+
+def mcac(cut: Cut, split: str, seed: int, pools: extractive.Pools) -> dict | None:
+    atom, argument = argument_draw(cut, seed)
+    draw = rng(seed, "MCAC", cut)
+    wrong = extractive.wrong_values(pools, cut.complex_event_id, atom, argument, draw)
+    if wrong is None:
+        return None
+    candidates, letter = options(extractive.value(atom, argument), wrong, draw)
+    return record("MCAC", cut, split, question=extractive.question(atom, argument),
+                  candidates=candidates, answer=letter, argument=argument,
+                  target=[event(atom)])  # fmt: skip
+
+
+def mcnc_and_vqa(cut: Cut, split: str, seed: int, pools: extractive.Pools) -> list[dict]:
+    draw = rng(seed, "MCNC", cut)
+    gold = draw.choice(cut.targets)
+    negatives = extractive.negatives(pools, cut.complex_event_id, draw)
+    if negatives is None:
+        return []
+    wrong = [a["text"] for a in negatives]
+    candidates, letter = options(gold["text"], wrong, draw)
+    question = f"Which event will occur after {cut.cut_date}?"
+    mcnc = record("MCNC", cut, split, question=question, candidates=candidates, answer=letter,
+                  target=[event(gold)])  # fmt: skip
+    coin = rng(seed, "VQA", cut)
+    yes = coin.random() < 0.5
+    shown = gold["text"] if yes else coin.choice(wrong)
+    vqa = record("VQA", cut, split, question=f"Will this event occur after {cut.cut_date}?",
+                 candidates=[shown], answer="yes" if yes else "no",
+                 target=[event(gold)])  # fmt: skip
+    return [mcnc, vqa]

@@ -1,0 +1,116 @@
+"""The tasks stage on the demo month's extractive timelines (two stories of real pages)."""
+
+from datetime import date
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.cli import main
+from pipeline.config import load_config
+from pipeline.tasks import leakage
+from pipeline.tasks.build import TasksError, build_tasks
+from pipeline.tasks.extractive import key, value
+from pipeline.tasks.records import SCHEMA, TASKS
+from pipeline.timelines.build import build_timelines
+from tests.release.conftest import MONTH, REPO, demo_month
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    base = tmp_path_factory.mktemp("tasks")
+    cfg = demo_month(base / "data", base / "mirror")
+    build_timelines(cfg, MONTH)
+    return cfg
+
+
+def read(cfg, task):
+    return pq.read_table(cfg.data_root / "tasks" / MONTH / f"{task}.parquet")
+
+
+def test_every_task_of_the_demo_month(demo):
+    summary = build_tasks(demo, MONTH)
+    assert summary.timelines == 2 and summary.cuts == 2
+    assert summary.records == dict.fromkeys(TASKS, 2)
+    atoms = pq.read_table(demo.data_root / "timelines" / MONTH / "timelines.parquet").to_pylist()
+    for task in TASKS:
+        table = read(demo, task)
+        assert table.schema == SCHEMA
+        for row in table.to_pylist():
+            assert row["task"] == task and row["id"].startswith(f"{task}-")
+            assert row["background"] and row["target"] and row["question"] and row["answer"]
+            assert (row["method"], row["prompt_version"], row["model"]) == (
+                "extractive", "tasks-extractive-v1", None)  # fmt: skip
+            assert leakage.dated_wrong(row) is None
+            mine = [a for a in atoms if a["complex_event_id"] == row["complex_event_id"]]
+            assert {key(e["text"]) for e in row["target"]} <= {key(a["text"]) for a in mine}
+            if task in ("MCNC", "MCAC"):
+                assert len(row["candidates"]) == len({key(c) for c in row["candidates"]}) == 4
+                assert row["answer"] in "ABCD"
+            elif task == "VQA":
+                assert len(row["candidates"]) == 1 and row["answer"] in ("yes", "no")
+            else:
+                assert row["candidates"] == []
+    for row in read(demo, "MCNC").to_pylist():  # no negative is an event of the story
+        story = {key(a["text"]) for a in atoms if a["complex_event_id"] == row["complex_event_id"]}
+        gold = row["candidates"]["ABCD".index(row["answer"])]
+        assert gold == row["target"][0]["text"]
+        assert [c for c in row["candidates"] if key(c) in story] == [gold]
+    for row in read(demo, "MCAC").to_pylist():  # the gold value, and three the story lacks
+        story = [a for a in atoms if a["complex_event_id"] == row["complex_event_id"]]
+        [target] = [a for a in story if a["text"] == row["target"][0]["text"]]
+        gold = value(target, row["argument"])
+        assert row["candidates"]["ABCD".index(row["answer"])] == gold
+        [aqa] = [r for r in read(demo, "AQA").to_pylist() if r["complex_event_id"] == row[
+            "complex_event_id"]]  # fmt: skip
+        assert (aqa["question"], aqa["answer"]) == (row["question"], gold)
+        wrong = [c for c in row["candidates"] if c != gold]
+        assert not {key(c) for c in wrong} & {key(value(a, row["argument"])) for a in story}
+    for row in read(demo, "LTF").to_pylist():
+        assert row["answer"].splitlines() == [
+            f"{i}. {e['text']}" for i, e in enumerate(row["target"], 1)
+        ]
+
+
+def test_a_rerun_writes_the_same_files(demo):
+    build_tasks(demo, MONTH)
+    out = demo.data_root / "tasks" / MONTH
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    build_tasks(demo, MONTH)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(before) == sorted(f"{t}.parquet" for t in TASKS)
+
+
+def test_splits_follow_the_cut_offs(demo, tmp_path):
+    # The demo's cuts are on 2025-08-05: test from the month's first day; dev when the test
+    # starts within dev_days after the cut; train before that.
+    for overrides, split in (
+        ([], "test"),
+        (["tasks.test_from=2025-08-06"], "dev"),
+        (["tasks.test_from=2025-08-20", "tasks.dev_days=3"], "train"),
+    ):
+        cfg = load_config(REPO / "configs/demo.yaml", overrides, demo.data_root)
+        summary = build_tasks(cfg, MONTH, out=tmp_path / split)
+        assert summary.splits == {split: 12}
+        assert {
+            r["split"] for r in pq.read_table(tmp_path / split / "STF.parquet").to_pylist()
+        } == {split}
+        assert all(r["cut_date"] == date(2025, 8, 5) for r in read(demo, "LTF").to_pylist())
+
+
+def test_the_leakage_rule_catches_a_planted_leak(demo):
+    build_tasks(demo, MONTH)
+    rows = [r for task in TASKS for r in read(demo, task).to_pylist()]
+    assert leakage.leaked(rows) == {}
+    train = rows[0]
+    test = next(r for r in rows if r["complex_event_id"] != train["complex_event_id"])
+    train = {**train, "split": "train", "background": train["background"] + test["target"][:1]}
+    assert set(leakage.leaked([train, test])) == {test["id"]}
+    late = {**test, "background": test["background"] + test["target"][:1]}
+    assert "is not before the cut" in leakage.dated_wrong(late)
+
+
+def test_without_timelines_it_is_an_error(demo, capsys):
+    with pytest.raises(TasksError, match="no timelines of 2025-07"):
+        build_tasks(demo, "2025-07")
+    assert main(["tasks", "--month", "2025-07", "--data-root", str(demo.data_root)]) == 1
+    assert "run `timelines` first" in capsys.readouterr().err
