@@ -19,11 +19,12 @@ import pyarrow.parquet as pq
 
 from pipeline.config import Config
 from pipeline.errors import StageError
+from pipeline.llm import summarize, write_calls
 from pipeline.locks import month_lock
 from pipeline.parquet_io import write_parquet
 from pipeline.reference import tables
 from pipeline.summary import StageSummary
-from pipeline.tasks import extractive, leakage, records
+from pipeline.tasks import extractive, generated, leakage, records
 from pipeline.tasks.cut import cuts, split_of
 from pipeline.testset.build import month_range
 
@@ -43,16 +44,21 @@ class Summary(StageSummary):
     records: dict = field(default_factory=dict)  # task -> records written
     splits: dict = field(default_factory=dict)  # split -> records written, all tasks
     skipped: dict = field(default_factory=dict)  # task -> cuts without a record, and why
-    negatives_discarded: int = 0
+    # negatives the same-arguments rule discarded, by the method that wrote them
+    negatives_discarded: Counter = field(default_factory=Counter)
+    kept_extractive: dict = field(default_factory=dict)  # llm: task -> records the model missed
     leaked: int = 0
+    llm: dict = field(default_factory=dict)
     seconds: float = 0.0
 
     def line(self) -> str:
         counts = ", ".join(f"{t} {n}" for t, n in self.records.items())
         return (
             f"tasks {self.month} ({self.method}): {self.cuts} cuts of {self.timelines} "
-            f"timelines ({self.uncut} without one); {counts}; {self.negatives_discarded} "
-            f"negatives discarded, {self.leaked} leaking records dropped ({self.seconds:.1f} s)"
+            f"timelines ({self.uncut} without one); {counts}; "
+            f"{sum(self.negatives_discarded.values())} negatives discarded, {self.leaked} "
+            f"leaking records dropped ({self.seconds:.1f} s)"
+            + (f"; {self.llm['line']}" if self.llm else "")
         )
 
 
@@ -65,25 +71,39 @@ def build_tasks(
     timelines = timelines or cfg.data_root / "timelines" / month
     out = out or cfg.data_root / "tasks" / month
     summary = Summary(month=month, method=cfg.timelines.method)
+    summary.negatives_discarded["extractive"] = 0
     with month_lock(cfg, "tasks", month):
         atoms, countries = _read(timelines, month)
         pools = extractive.Pools(atoms, countries, *_reference_names())
         first, _ = month_range(month)
         rows: list[dict] = []
         skipped: Counter = Counter()
+        seed = cfg.tasks.seed
         for ce in sorted(atoms):
             found = cuts(ce, atoms[ce], cfg.tasks)
             summary.uncut += not found
+            summary.cuts += len(found)
             for cut in found:
                 summary.left_out += cut.left_out
                 split = split_of(cut.cut_date, first, cfg.tasks)
-                made = [records.stf(cut, split, cfg.tasks.seed), records.ltf(cut, split),
-                        records.aqa(cut, split, cfg.tasks.seed),
-                        records.mcac(cut, split, cfg.tasks.seed, pools),
-                        *records.mcnc_and_vqa(cut, split, cfg.tasks.seed, pools)]  # fmt: skip
+                mcnc, discarded = records.mcnc(cut, split, seed, pools)
+                summary.negatives_discarded["extractive"] += discarded
+                made = [records.stf(cut, split, seed), records.ltf(cut, split),
+                        records.aqa(cut, split, seed), records.mcac(cut, split, seed, pools),
+                        mcnc]  # fmt: skip
                 rows += [r for r in made if r is not None]
                 skipped.update(_missing(made))
-            summary.cuts += len(found)
+        if cfg.timelines.method == "llm":
+            sent = time.monotonic()
+            rows, calls, kept, discarded = generated.written(cfg, rows, pools)
+            write_calls(out / "llm_calls.parquet", calls)
+            calls_summary = summarize(calls, time.monotonic() - sent)
+            summary.llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
+            summary.kept_extractive = dict(kept)
+            summary.negatives_discarded["llm"] = discarded
+        else:
+            (out / "llm_calls.parquet").unlink(missing_ok=True)  # no log of an earlier llm run
+        rows += [records.vqa(r, seed) for r in rows if r["task"] == "MCNC"]
         dated = [r for r in rows if leakage.dated_wrong(r)]
         if dated:  # the cut puts every event on its side: this is a bug, not data
             raise StageError(f"tasks: {dated[0]['id']}: {leakage.dated_wrong(dated[0])}")
@@ -96,7 +116,6 @@ def build_tasks(
     summary.records = {t: sum(r["task"] == t for r in rows) for t in records.TASKS}
     summary.splits = dict(Counter(r["split"] for r in rows))
     summary.skipped = dict(skipped)
-    summary.negatives_discarded = pools.discarded
     summary.leaked = len(leaks)
     summary.seconds = time.monotonic() - t0
     return summary
@@ -106,8 +125,8 @@ def _missing(made: list[dict | None]) -> list[str]:
     """The tasks a cut gave no record, with the reason."""
     have = {r["task"] for r in made if r is not None}
     why = {"STF": "no day-precise target", "MCAC": "fewer than 3 wrong values",
-           "MCNC": "fewer than 3 negatives", "VQA": "no MCNC record"}  # fmt: skip
-    return [f"{task}: {why[task]}" for task in records.TASKS if task not in have]
+           "MCNC": "fewer than 3 negatives (and so no VQA)"}  # fmt: skip
+    return [f"{task}: {reason}" for task, reason in why.items() if task not in have]
 
 
 def _read(folder: Path, month: str) -> tuple[dict[str, list[dict]], dict[str, tuple]]:

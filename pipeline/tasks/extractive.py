@@ -74,7 +74,6 @@ class Pools:
     countries: dict[str, tuple[str, ...]]  # complex_event_id -> its country pair
     country_names: list[str]
     event_types: list[str]
-    discarded: int = 0  # negatives dropped by the same-arguments rule
 
     def month_values(self, argument: str) -> list[str]:
         found = (value(a, argument) for atoms in self.atoms.values() for a in atoms)
@@ -117,12 +116,10 @@ def _other_dates(when: str) -> list[str]:
     return [str(first.year + d) for d in steps]
 
 
-def negatives(pools: Pools, ce: str, rng: random.Random) -> list[dict] | None:
-    """Three atomic events of other complex events for an MCNC question on ``ce``, or None
-    when the month has too few that pass the rules."""
-    mine = pools.atoms[ce]
-    texts = {key(a["text"]) for a in mine}
-    true_arguments = {arguments(a) for a in mine}
+def negatives(pools: Pools, ce: str, rng: random.Random) -> tuple[list[dict] | None, int]:
+    """Three atomic events of other complex events for an MCNC question on ``ce`` (None when
+    the month has too few that pass the rules), and how many the same-arguments rule
+    discarded on the way."""
     pair = set(pools.countries[ce])
     others = sorted(c for c in pools.atoms if c != ce)
     tiers = [
@@ -131,17 +128,25 @@ def negatives(pools: Pools, ce: str, rng: random.Random) -> list[dict] | None:
         [c for c in others if not set(pools.countries[c]) & pair],
     ]
     picked: list[dict] = []
+    discarded = 0
     for tier in tiers:
         candidates = [a for c in tier for a in pools.atoms[c]]
         rng.shuffle(candidates)
         for atom in candidates:
             if len(picked) == WRONG:
                 break
-            if key(atom["text"]) in texts:
-                continue
-            if arguments(atom) in true_arguments:
-                pools.discarded += 1
-                continue
-            texts.add(key(atom["text"]))
-            picked.append(atom)
-    return picked if len(picked) == WRONG else None
+            verdict = screen(pools.atoms[ce], picked, atom)
+            discarded += verdict == "discarded"
+            if verdict == "kept":
+                picked.append(atom)
+    return (picked if len(picked) == WRONG else None), discarded
+
+
+def screen(story: list[dict], picked: list[dict], negative: dict) -> str:
+    """ "kept"; "repeated" when its text is the story's or an earlier pick's; "discarded" when
+    its subject, event type, object and location all equal a true event's."""
+    if key(negative["text"]) in {key(a["text"]) for a in story + picked}:
+        return "repeated"
+    if arguments(negative) in {arguments(a) for a in story}:
+        return "discarded"
+    return "kept"

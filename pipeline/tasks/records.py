@@ -50,8 +50,8 @@ SCHEMA = pa.schema(
 )
 
 
-def rng(seed: int, task: str, cut: Cut) -> random.Random:
-    return random.Random(f"{seed}:{task}:{cut.complex_event_id}:{cut.cut_date}")
+def rng(seed: int, task: str, complex_event_id: str, cut_date: date) -> random.Random:
+    return random.Random(f"{seed}:{task}:{complex_event_id}:{cut_date}")
 
 
 def event(atom: dict) -> dict:
@@ -62,10 +62,14 @@ def numbered(atoms: list[dict]) -> str:
     return "\n".join(f"{i}. {a['text']}" for i, a in enumerate(atoms, 1))
 
 
+def record_id(task: str, complex_event_id: str, cut_date: date) -> str:
+    digest = hashlib.sha256(f"{task}|{complex_event_id}|{cut_date}".encode())
+    return f"{task}-{digest.hexdigest()[:16]}"
+
+
 def record(task: str, cut: Cut, split: str, **fields) -> dict:
-    digest = hashlib.sha256(f"{task}|{cut.complex_event_id}|{cut.cut_date}".encode())
     row = {
-        "id": f"{task}-{digest.hexdigest()[:16]}", "task": task,
+        "id": record_id(task, cut.complex_event_id, cut.cut_date), "task": task,
         "complex_event_id": cut.complex_event_id, "cut_date": cut.cut_date, "split": split,
         "background": [event(a) for a in cut.background], "candidates": [], "argument": None,
         "method": extractive.METHOD, "prompt_version": extractive.PROMPT_VERSION, "model": None,
@@ -84,7 +88,7 @@ def stf(cut: Cut, split: str, seed: int) -> dict | None:
     days = sorted({span[0] for a in cut.targets if (span := period(a["date"]))[0] == span[1]})
     if not days:
         return None
-    day: date = rng(seed, "STF", cut).choice(days)
+    day: date = rng(seed, "STF", cut.complex_event_id, cut.cut_date).choice(days)
     target = [a for a in cut.targets if period(a["date"]) == (day, day)]
     return record("STF", cut, split, question=f"What events will occur on {day}?",
                   answer=numbered(target), target=[event(a) for a in target])  # fmt: skip
@@ -97,7 +101,7 @@ def ltf(cut: Cut, split: str) -> dict:
 
 def argument_draw(cut: Cut, seed: int) -> tuple[dict, str]:
     """AQA's (and MCAC's) target event and the argument asked about."""
-    draw = rng(seed, "AQA", cut)
+    draw = rng(seed, "AQA", cut.complex_event_id, cut.cut_date)
     atom = draw.choice(cut.targets)
     argument = draw.choice([a for a in extractive.ARGUMENTS if extractive.value(atom, a)])
     return atom, argument
@@ -112,7 +116,7 @@ def aqa(cut: Cut, split: str, seed: int) -> dict:
 
 def mcac(cut: Cut, split: str, seed: int, pools: extractive.Pools) -> dict | None:
     atom, argument = argument_draw(cut, seed)
-    draw = rng(seed, "MCAC", cut)
+    draw = rng(seed, "MCAC", cut.complex_event_id, cut.cut_date)
     wrong = extractive.wrong_values(pools, cut.complex_event_id, atom, argument, draw)
     if wrong is None:
         return None
@@ -122,21 +126,27 @@ def mcac(cut: Cut, split: str, seed: int, pools: extractive.Pools) -> dict | Non
                   target=[event(atom)])  # fmt: skip
 
 
-def mcnc_and_vqa(cut: Cut, split: str, seed: int, pools: extractive.Pools) -> list[dict]:
-    draw = rng(seed, "MCNC", cut)
+def mcnc(cut: Cut, split: str, seed: int, pools: extractive.Pools) -> tuple[dict | None, int]:
+    """The record (None without three negatives) and the negatives discarded for it."""
+    draw = rng(seed, "MCNC", cut.complex_event_id, cut.cut_date)
     gold = draw.choice(cut.targets)
-    negatives = extractive.negatives(pools, cut.complex_event_id, draw)
+    negatives, discarded = extractive.negatives(pools, cut.complex_event_id, draw)
     if negatives is None:
-        return []
-    wrong = [a["text"] for a in negatives]
-    candidates, letter = options(gold["text"], wrong, draw)
-    question = f"Which event will occur after {cut.cut_date}?"
-    mcnc = record("MCNC", cut, split, question=question, candidates=candidates, answer=letter,
-                  target=[event(gold)])  # fmt: skip
-    coin = rng(seed, "VQA", cut)
+        return None, discarded
+    candidates, letter = options(gold["text"], [a["text"] for a in negatives], draw)
+    row = record("MCNC", cut, split, question=f"Which event will occur after {cut.cut_date}?",
+                 candidates=candidates, answer=letter, target=[event(gold)])  # fmt: skip
+    return row, discarded
+
+
+def vqa(mcnc_row: dict, seed: int) -> dict:
+    """From an MCNC record: its gold event (yes) or one of its negatives (no)."""
+    ce, cut_date = mcnc_row["complex_event_id"], mcnc_row["cut_date"]
+    coin = rng(seed, "VQA", ce, cut_date)
+    gold = string.ascii_uppercase.index(mcnc_row["answer"])
     yes = coin.random() < 0.5
-    shown = gold["text"] if yes else coin.choice(wrong)
-    vqa = record("VQA", cut, split, question=f"Will this event occur after {cut.cut_date}?",
-                 candidates=[shown], answer="yes" if yes else "no",
-                 target=[event(gold)])  # fmt: skip
-    return [mcnc, vqa]
+    wrong = [c for i, c in enumerate(mcnc_row["candidates"]) if i != gold]
+    shown = mcnc_row["candidates"][gold] if yes else coin.choice(wrong)
+    return {**mcnc_row, "id": record_id("VQA", ce, cut_date), "task": "VQA",
+            "question": f"Will this event occur after {mcnc_row['cut_date']}?",
+            "candidates": [shown], "answer": "yes" if yes else "no"}  # fmt: skip

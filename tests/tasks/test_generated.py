@@ -1,0 +1,90 @@
+"""The llm way to write the tasks' generated parts, against a scripted OpenAI-compatible
+server on 127.0.0.1: the model's parts where they pass the rules, the extractive version
+where they do not, every call logged and cached."""
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.config import load_config
+from pipeline.tasks.build import build_tasks
+from pipeline.timelines.build import build_timelines
+from tests.llm.scripted import MODEL, ScriptedServer, answer, error
+from tests.release.conftest import MONTH, demo_month
+
+# The RUS-USA story's true events are coded (United States, Disapprove, Russia, Moscow).
+TRUE_ARGUMENTS = {"subject": "United States", "event_type": "Disapprove, not specified",
+                  "object": "Russia", "location": "Moscow, Moskva, Russia"}  # fmt: skip
+
+
+def negative(text, **arguments):
+    return {"text": text, "subject": None, "event_type": None, "object": None, "location": None,
+            **arguments}  # fmt: skip
+
+
+class TaskServer(ScriptedServer):
+    """Answers by the task the response_format names. For the RUS-USA story (its prompts
+    name Volker) the AQA call fails and one MCNC negative repeats a true event's arguments."""
+
+    def _next(self, body):
+        with self.lock:
+            self.requests.append(body)
+        task = body["response_format"]["json_schema"]["name"]
+        russia = "Volker" in body["messages"][-1]["content"]
+        if task == "aqa":
+            return error(500) if russia else answer({"question": "Who will?", "answer": "China"})
+        if task == "mcac":
+            return answer({"question": "Where will it happen?", "answer": "Alaska",
+                           "wrong": ["Paris", "Berlin", "Rome"]})  # fmt: skip
+        third = negative("Russia expels diplomats.", **TRUE_ARGUMENTS) if russia else negative(
+            "Talks collapse in Geneva.")  # fmt: skip
+        return answer({"negatives": [negative("Ships collide."), negative("A summit is held."),
+                                     third]})  # fmt: skip
+
+
+@pytest.fixture
+def tasks_server():
+    server = TaskServer()
+    yield server
+    server.stop()
+
+
+def test_llm_tasks_on_the_demo_month(tasks_server, tmp_path):
+    cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
+    build_timelines(cfg, MONTH)  # extractive timelines; the tasks' parts then by the model
+    overrides = [f"llm.base_url={tasks_server.url}", f"llm.model={MODEL}",
+                 "timelines.method=llm", "llm.max_retries=0"]  # fmt: skip
+    cfg = load_config(None, overrides, cfg.data_root)
+    summary = build_tasks(cfg, MONTH)
+    out = cfg.data_root / "tasks" / MONTH
+    rows = {t: pq.read_table(out / f"{t}.parquet").to_pylist() for t in summary.records}
+    calls = pq.read_table(out / "llm_calls.parquet").to_pylist()
+    assert sorted(c["step"] for c in calls) == ["AQA", "AQA", "MCAC", "MCAC", "MCNC", "MCNC"]
+    assert sorted(c["status"] for c in calls) == ["failed"] + ["ok"] * 5
+    assert summary.records == dict.fromkeys(("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA"), 2)
+    assert summary.kept_extractive == {"AQA": 1, "MCNC": 1}
+    assert summary.negatives_discarded == {"extractive": 0, "llm": 1}
+
+    def by_story(task):
+        return {("RUS" if "Volker" in str(r["background"] + r["target"]) else "CHN"): r
+                for r in rows[task]}  # fmt: skip
+
+    aqa = by_story("AQA")
+    assert (aqa["CHN"]["question"], aqa["CHN"]["answer"], aqa["CHN"]["method"]) == (
+        "Who will?", "China", "llm")  # fmt: skip
+    assert (aqa["CHN"]["model"], aqa["CHN"]["prompt_version"]) == (MODEL, "openforecast-tasks-v1")
+    assert aqa["RUS"]["method"] == "extractive" and aqa["RUS"]["model"] is None
+    for row in rows["MCAC"]:
+        assert sorted(row["candidates"]) == ["Alaska", "Berlin", "Paris", "Rome"]
+        assert row["candidates"]["ABCD".index(row["answer"])] == "Alaska"
+    mcnc = by_story("MCNC")
+    assert mcnc["CHN"]["method"] == "llm" and sorted(mcnc["CHN"]["candidates"]) == sorted(
+        ["Ships collide.", "A summit is held.", "Talks collapse in Geneva.",
+         mcnc["CHN"]["target"][0]["text"]])  # fmt: skip
+    assert mcnc["RUS"]["method"] == "extractive"  # two negatives left: not enough
+    vqa = by_story("VQA")
+    assert vqa["CHN"]["method"] == "llm" and vqa["CHN"]["candidates"][0] in mcnc["CHN"][
+        "candidates"]  # fmt: skip
+    assert {r["method"] for r in rows["STF"] + rows["LTF"]} == {"extractive"}
+
+    build_tasks(cfg, MONTH)  # a re-run asks again only what failed
+    assert len(tasks_server.requests) == 7
