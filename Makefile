@@ -38,6 +38,7 @@ demo: $(VENV)/.core
 	$(BIN)/gdelt-forecast stats $(DEMO_DAY) $(DEMO) --top 5
 	$(BIN)/gdelt-forecast testset --month 2025-08 $(DEMO)
 	$(BIN)/gdelt-forecast timelines --month 2025-08 $(DEMO)
+	$(BIN)/gdelt-forecast tasks --month 2025-08 $(DEMO)
 	$(BIN)/gdelt-forecast release --month 2025-08 $(DEMO)
 	$(BIN)/gdelt-forecast release verify $(DEMO_ROOT)/releases/$$(cat $(DEMO_ROOT)/releases/LATEST)
 

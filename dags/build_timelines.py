@@ -1,14 +1,16 @@
 """
-### Build a month's complex events and timelines
+### Build a month's complex events, timelines and OpenForecast tasks
 
 Monthly (on the 1st, for the month before) or by hand:
 `airflow dags trigger build_timelines --conf '{"month": "2023-11"}'`. Groups the month's kept
 news (with its history) into complex events and writes each one's timeline of atomic events,
-like `gdelt-forecast timelines --month`, into `<data_root>/timelines/<month>/`.
+like `gdelt-forecast timelines --month`, into `<data_root>/timelines/<month>/`; then the six
+tasks from them, like `gdelt-forecast tasks --month`, into `<data_root>/tasks/<month>/`.
 
 Params (validated): `month` (`YYYY-MM`; default: the month before the run), `method`
-(`extractive` or `llm`); and `config`, `data_root`, `set` as on the command line. The task runs in
-the pool `llm_server`, so runs of several months never flood the LLM server together.
+(`extractive` or `llm`, for both tasks); and `config`, `data_root`, `set` as on the command
+line. Both tasks run in the pool `llm_server`, so runs of several months never flood the LLM
+server together.
 A month without documents fails at once, naming the data root.
 """
 
@@ -34,11 +36,11 @@ from airflow.sdk import CronTriggerTimetable, Param, dag, task
     },
     default_args={"retries": 1, "retry_delay": timedelta(minutes=5)},
     doc_md=__doc__,
-    tags=["openforecast", "timelines"],
+    tags=["openforecast", "timelines", "tasks"],
 )
 def build_timelines():
     @task(pool="llm_server")
-    def build() -> dict:
+    def timelines() -> dict:
         # Imported here: the DAG processor parses this file often, and must stay light.
         from pipeline.airflow_tasks import param_overrides, run_month, run_stage
         from pipeline.timelines.build import build_timelines as build_month
@@ -46,7 +48,15 @@ def build_timelines():
         overrides = param_overrides("timelines", ("method",))
         return run_stage(build_month, run_month(), overrides=overrides)
 
-    build()
+    @task(pool="llm_server")
+    def tasks(_: dict) -> dict:
+        from pipeline.airflow_tasks import param_overrides, run_month, run_stage
+        from pipeline.tasks.build import build_tasks
+
+        overrides = param_overrides("timelines", ("method",))
+        return run_stage(build_tasks, run_month(), overrides=overrides)
+
+    tasks(timelines())
 
 
 build_timelines()

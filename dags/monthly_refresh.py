@@ -5,8 +5,8 @@ On the 2nd of each month (06:00 UTC) for the month before, or by hand (`airflow 
 monthly_refresh --conf '{"month": "2023-11"}'`), runs the month's bronze through the later
 stages as the command line would: **normalize_day** (mapped per day), **update_warehouse**
 (pool `warehouse_writer`), **fetch_day** (mapped, pool `article_fetch`), **process_day**
-(mapped), **add_news** (`warehouse_writer`), **testset**, **timelines** (pool `llm_server`),
-**release**.
+(mapped), **add_news** (`warehouse_writer`), **testset**, **timelines** and **tasks** (pool
+`llm_server`), **release**.
 
 **days** fails at once if a day of the month has no bronze, unless the param `partial` is
 true (then it leaves such days out); a month without any never reaches a release. Errors no
@@ -93,6 +93,13 @@ def monthly_refresh():
 
         return run_stage(build_timelines, run_month())
 
+    @task(pool="llm_server")
+    def tasks(_: dict) -> dict:
+        from pipeline.airflow_tasks import run_month, run_stage
+        from pipeline.tasks.build import build_tasks
+
+        return run_stage(build_tasks, run_month())
+
     @task
     def release(_: dict) -> dict:
         from pipeline.airflow_tasks import release_options, run_month, run_stage
@@ -102,7 +109,7 @@ def monthly_refresh():
 
     events = update_warehouse(normalize_day.expand(day=days()))
     processed = process_day.expand(day=fetch_day.expand(day=events))
-    release(timelines(testset(update_warehouse.override(task_id="add_news")(processed))))
+    release(tasks(timelines(testset(update_warehouse.override(task_id="add_news")(processed)))))
 
 
 monthly_refresh()

@@ -37,6 +37,8 @@ from pipeline.reference import tables as reference
 from pipeline.release import card, croissant, export, manifest, mirai_info, stats
 from pipeline.release.layout import TABLES
 from pipeline.summary import StageSummary
+from pipeline.tasks.build import build_tasks
+from pipeline.tasks.cut import SPLITS
 from pipeline.testset import mirai_compat
 from pipeline.testset.build import build_testset, month_range
 from pipeline.timelines.build import build_timelines
@@ -157,6 +159,8 @@ def _write(
     testset = build_testset(cfg, month, out / "testset", out / "mirai" / "MIRAI")
     log.info("release %s: complex events and timelines", version)
     timelines = build_timelines(cfg, month, out / "timelines", floor=start)
+    log.info("release %s: tasks", version)
+    tasks = build_tasks(cfg, month, out / "timelines", out / "tasks", by_split=True)
     log.info("release %s: MIRAI's info folder (embeddings)", version)
     embeddings = mirai_info.write_info(cfg, out / "mirai" / "info")
     schemas = _schemas(out)
@@ -165,6 +169,8 @@ def _write(
             glob = next(t.glob for t in TABLES if t.name == name)
             con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet("
                         f"{duck.literal(out / glob)})")  # fmt: skip
+        con.execute(f"CREATE VIEW tasks AS SELECT * FROM read_parquet("
+                    f"{duck.literal(out / 'tasks' / '*' / '*.parquet')})")  # fmt: skip
         headline = stats.write_stats(con, out, cfg.release.top_pairs)
     rows = {name: sum(manifest.parquet_rows(p) for p in sorted(out.glob(t.glob)))
             for t in TABLES if (name := t.name) in schemas}  # fmt: skip
@@ -190,6 +196,15 @@ def _write(
             "complex_events": timelines.complex_events,
             "atomic_events": timelines.atomic_events,
         },
+        "tasks": {
+            "method": tasks.method,
+            "cuts": tasks.cuts,
+            "records": tasks.records,
+            "splits": {s: tasks.splits.get(s, 0) for s in SPLITS},
+            "negatives_discarded": dict(tasks.negatives_discarded),
+            "kept_extractive": tasks.kept_extractive,
+            "leaking_records_dropped": tasks.leaked,
+        },
     }
     (out / "README.md").write_text(card.render(meta, schemas, rows, headline), encoding="utf-8")
     files = manifest.entries(out)
@@ -205,7 +220,7 @@ def _write(
     manifest.write_json(out / manifest.MANIFEST, {
         "name": meta["name"], "version": version, "created": created, **{
             k: meta[k] for k in ("code_version", "month", "history", "config", "gdelt",
-                                 "funnel", "embeddings", "testset", "timelines")
+                                 "funnel", "embeddings", "testset", "timelines", "tasks")
         }, "files": files,
     })  # fmt: skip
     return rows

@@ -1,6 +1,7 @@
 """The dataset card, ``README.md``: Hugging Face's YAML header, then what a reader needs.
 
-The header's ``configs:`` give one config per table with its ``data_files`` glob, so
+The header's ``configs:`` give one config per table (per task, with its splits) and its
+``data_files``, so
 ``datasets.load_dataset(<release dir>, <config>)`` works offline, and ``dataset_info``
 spells every table's features as ``datasets`` writes them (``release verify`` checks the
 Parquet schemas against it). The Arrow-to-features mapping is written here because
@@ -28,7 +29,6 @@ GDELT_BIBTEX = """@inproceedings{leetaru2013gdelt,
   year      = {2013},
   note      = {https://www.gdeltproject.org/}
 }"""
-TEST_TABLES = {"queries", "subset"}  # loaded as split "test"; the database tables as "train"
 
 
 def _dtype(type_: pa.DataType, where: str) -> str | list[dict]:
@@ -65,26 +65,22 @@ def hf_features(schema: pa.Schema) -> list[dict]:
 
 def header(schemas: dict[str, pa.Schema], meta: dict, rows: dict[str, int]) -> dict:
     present = [t for t in TABLES if t.name in schemas]
-    # datasets cannot read a Parquet file without rows, so an empty table gets no config
-    # (the card says which); its features stay listed, for `release verify`.
-    loadable = [t for t in present if rows.get(t.name)]
+    # datasets cannot read a Parquet file without rows, so an empty table (or split) gets no
+    # data_files entry (the card says which); its features stay listed, for `release verify`.
+    configs: dict[str, list[dict]] = {}
+    for t in present:
+        if rows.get(t.name):
+            configs.setdefault(t.config_name, []).append({"split": t.split, "path": t.glob})
+    features: dict[str, list[dict]] = {}
+    for t in present:
+        features.setdefault(t.config_name, hf_features(schemas[t.name]))
     return {
         "license": meta["license"],
         "language": ["en"],
         "pretty_name": f"{meta['name']} {meta['version']}",
         "tags": ["forecasting", "gdelt", "event-forecasting", "temporal-knowledge-graph"],
-        "configs": [
-            {
-                "config_name": t.name,
-                "data_files": [
-                    {"split": "test" if t.name in TEST_TABLES else "train", "path": t.glob}
-                ],
-            }
-            for t in loadable
-        ],  # fmt: skip
-        "dataset_info": [
-            {"config_name": t.name, "features": hf_features(schemas[t.name])} for t in present
-        ],
+        "configs": [{"config_name": c, "data_files": files} for c, files in configs.items()],
+        "dataset_info": [{"config_name": c, "features": f} for c, f in features.items()],
     }
 
 
@@ -174,7 +170,13 @@ kept documents; answers from `{ts["answer_source"]}`; horizons {ts["horizons"]} 
 balanced subset of {ts["subset_size"]} drawn with seed {ts["seed"]}. Complex events
 (`timelines/`): {tl["complex_events"]:,} stories between two countries, grouped by country
 pair, date gaps and TF-IDF similarity, with {tl["atomic_events"]:,} atomic events written by
-the `{tl["method"]}` method (every row names its method, model and prompt version). The full
+the `{tl["method"]}` method (every row names its method, model and prompt version).
+OpenForecast's six tasks (`tasks/<TASK>/<split>.parquet`, one config per task with its
+splits): {_task_counts(meta["tasks"])} records from {meta["tasks"]["cuts"]:,} cuts of the
+timelines, split by cut date ({_split_counts(meta["tasks"])}); the generated parts by the
+`{meta["tasks"]["method"]}` method; {sum(meta["tasks"]["negatives_discarded"].values()):,}
+MCNC negatives discarded for repeating a true event's arguments and
+{meta["tasks"]["leaking_records_dropped"]:,} records dropped by the leakage rule. The full
 configuration is in `manifest.json` (`config`).
 
 ## Funnel
@@ -259,3 +261,11 @@ def _type_text(feature: dict) -> str:
         inner = feature["list"]
         return f"list of {inner if isinstance(inner, str) else 'struct'}"
     return "struct"
+
+
+def _task_counts(tasks: dict) -> str:
+    return ", ".join(f"{task} {n:,}" for task, n in tasks["records"].items())
+
+
+def _split_counts(tasks: dict) -> str:
+    return ", ".join(f"{split} {n:,}" for split, n in tasks["splits"].items())

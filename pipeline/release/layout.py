@@ -8,12 +8,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipeline.tasks.cut import SPLITS
+
 
 @dataclass(frozen=True)
 class Table:
-    name: str  # Hugging Face config name and Croissant RecordSet id
+    name: str  # Croissant RecordSet id, and the Hugging Face config unless ``config`` is set
     glob: str  # Parquet files, relative to the release folder
     description: str
+    split: str = "train"  # the Hugging Face split it loads as
+    config: str | None = None  # tables sharing a config are its splits
+
+    @property
+    def config_name(self) -> str:
+        return self.config or self.name
+
+
+_TASKS = {  # OpenForecast's six tasks (pipeline/tasks/records.py), one config each
+    "STF": "Short-term forecasting: the events of one day after the cut.",
+    "LTF": "Long-term forecasting: every event after the cut.",
+    "AQA": "Argument-level QA: one argument (subject, object, event type, location, time) "
+    "of an event after the cut.",
+    "MCNC": "Multi-choice narrative cloze: the event that follows, among four.",
+    "MCAC": "Multi-choice argument cloze: an AQA question with four options.",
+    "VQA": "Verify QA: will this event (the true one or a negative) occur?",
+}
 
 
 TABLES: tuple[Table, ...] = (
@@ -32,8 +51,9 @@ TABLES: tuple[Table, ...] = (
     Table("countries", "reference/countries.parquet", "ISO-3166 alpha-3 countries (plus "
           "Kosovo, XKX) with name, continent and UN region."),
     Table("queries", "testset/queries.parquet", "The month's relation queries (t, s, ?, o), "
-          "one row per forecasting horizon, with MIRAI's prompt and the answer."),
-    Table("subset", "testset/subset.parquet", "The seeded balanced subset of the queries."),
+          "one row per forecasting horizon, with MIRAI's prompt and the answer.", "test"),
+    Table("subset", "testset/subset.parquet", "The seeded balanced subset of the queries.",
+          "test"),
     Table("complex_events", "timelines/complex_events.parquet", "The month's complex events: "
           "stories between two countries, with their documents in date order."),
     Table("timelines", "timelines/timelines.parquet", "Each complex event's timeline of "
@@ -41,4 +61,7 @@ TABLES: tuple[Table, ...] = (
           "document), with the method, model and prompt version that wrote it."),
     Table("gdelt_slots", "gdelt/slots.parquet", "Every GDELT source file of the release's "
           "days: slot, table, URL, size, md5, status, rows and rejected lines."),
+    *(Table(f"{task}-{split}", f"tasks/{task}/{split}.parquet", f"{about} The `{split}` "
+            "split: records whose cut date falls in it.", split, task)
+      for task, about in _TASKS.items() for split in SPLITS),
 )  # fmt: skip

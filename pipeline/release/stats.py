@@ -17,6 +17,8 @@ import duckdb
 
 from pipeline import duck
 from pipeline.release import plots
+from pipeline.tasks.cut import SPLITS
+from pipeline.tasks.records import TASKS
 
 LEVEL2_PLOTTED = 30
 FUNNEL_REASONS = 10
@@ -37,6 +39,8 @@ DESCRIPTIONS = {
     "totals are approximate.",
     "timelines": "Per complex event: its documents, and the atomic events of its timeline "
     "(dated_events: those with a date).",
+    "tasks": "Records of each OpenForecast task and split, with the complex events and cut "
+    "dates they come from.",
 }
 
 
@@ -52,6 +56,7 @@ def write_stats(con: duckdb.DuckDBPyConnection, out: Path, top_pairs: int = 20) 
     funnel = duck.records(con, "stats/funnel.sql", top=FUNNEL_REASONS, **WHOLE)
     (totals,) = duck.records(con, "release/totals.sql")
     timelines = duck.records(con, "release/timelines.sql")
+    tasks = duck.records(con, "release/tasks.sql", tasks=list(TASKS), splits=list(SPLITS))
     tables = {
         "relations_level1": level1,
         "relations_level2": level2,
@@ -59,6 +64,7 @@ def write_stats(con: duckdb.DuckDBPyConnection, out: Path, top_pairs: int = 20) 
         "daily": daily,
         "funnel": funnel,
         "timelines": timelines,
+        "tasks": tasks,
     }
     files = {f"stats/{name}.json": _json(name, rows) for name, rows in tables.items()}
     files["plots/relations_level1.png"] = plots.bars(
@@ -92,6 +98,12 @@ def write_stats(con: duckdb.DuckDBPyConnection, out: Path, top_pairs: int = 20) 
         [f"{n} atomic events" for n in sorted(lengths)],
         [lengths[n] for n in sorted(lengths)],
         "complex events",
+    )
+    files["plots/task_sizes.png"] = plots.bars(
+        "Task records by split",
+        [f"{r['task']} {r['split']}" for r in tasks],
+        [r["records"] for r in tasks],
+        "records",
     )
     # Everything is computed before anything is written: an error leaves the old files.
     for name, data in files.items():

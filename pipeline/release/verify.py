@@ -5,8 +5,10 @@ sha256 and no file is unlisted; each table's row count matches the manifest; eac
 Parquet schema is the card's features; and the leakage rule: queries and subset rows are
 dated in the test month with a cutoff before their date, the subset is drawn from the
 queries, no table of the database and no complex event holds a row dated outside the
-release's history (which ends on the test month's last day), and no atomic event is dated
-after it.
+release's history (which ends on the test month's last day), no atomic event is dated
+after it, and the tasks keep theirs (``pipeline.tasks.leakage``: no background event after
+its cut, no answer in an earlier split's backgrounds), each record in its task's and
+split's file.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pipeline import duck
 from pipeline.release import card
 from pipeline.release.layout import TABLES
 from pipeline.release.manifest import MANIFEST, on_disk, parquet_rows, sha256
+from pipeline.tasks import leakage
 from pipeline.testset.build import month_range
 
 DATED = {  # table -> the date columns that must lie in the history
@@ -42,7 +45,7 @@ def verify(root: Path) -> list[str]:
     if problems:  # tables that fail their checksum are not worth reading further
         return problems
     problems += _schemas(root, listed)
-    return problems or _leakage(root, manifest, listed)
+    return problems or _leakage(root, manifest, listed) + _task_leakage(root, listed)
 
 
 def _files(root: Path, listed: dict[str, dict]) -> list[str]:
@@ -74,13 +77,16 @@ def _schemas(root: Path, listed: dict[str, dict]) -> list[str]:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return [f"README.md: no readable dataset_info in the card header ({exc})"]
     problems = []
+    configs = {t.name: t.config_name for t in TABLES}
     for name, paths in _tables(listed).items():
         if not paths:
             problems.append(f"{name}: the release has no file for this table")
         for path in paths:
             features = card.hf_features(pq.read_schema(root / path))
-            if features != declared.get(name):
-                problems.append(f"{path}: schema differs from the card's `{name}` features")
+            if features != declared.get(configs[name]):
+                problems.append(
+                    f"{path}: schema differs from the card's `{configs[name]}` features"
+                )
     return problems
 
 
@@ -94,7 +100,7 @@ def _leakage(root: Path, manifest: dict, listed: dict[str, dict]) -> list[str]:
     tables = _tables(listed)
     with duckdb.connect() as con:
         for name, paths in tables.items():
-            con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet("
+            con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet('
                         f"{duck.quoted_list(root / p for p in paths)})")  # fmt: skip
         for name, columns in DATED.items():
             where = " OR ".join(f"{c} NOT BETWEEN $start AND $end" for c in columns)
@@ -116,4 +122,23 @@ def _leakage(root: Path, manifest: dict, listed: dict[str, dict]) -> list[str]:
         for r in duck.records(con, "release/leaks.sql", first=first, last=last):
             problems += [f"{p}: {r['problem']} ({r['rows']} rows, e.g. {r['example']})"
                          for p in tables[r["tbl"]]]  # fmt: skip
+    return problems
+
+
+def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
+    """The tasks' leakage rule (pipeline/tasks/leakage.py), and each record in its file."""
+    problems, rows = [], []
+    for table in TABLES:
+        if table.config is None:
+            continue
+        for path in _tables(listed)[table.name]:
+            for row in pq.read_table(root / path).to_pylist():
+                rows.append(row)
+                if (row["task"], row["split"]) != (table.config, table.split):
+                    problems.append(f"{path}: {row['id']} is a {row['task']} {row['split']} "
+                                    "record")  # fmt: skip
+                if why := leakage.dated_wrong(row):
+                    problems.append(f"{path}: {row['id']}: {why}")
+    paths = {r["id"]: f"tasks/{r['task']}/{r['split']}.parquet" for r in rows}
+    problems += [f"{paths[i]}: {i}: {why}" for i, why in sorted(leakage.leaked(rows).items())]
     return problems

@@ -25,7 +25,7 @@ from pipeline.parquet_io import write_parquet
 from pipeline.reference import tables
 from pipeline.summary import StageSummary
 from pipeline.tasks import extractive, generated, leakage, records
-from pipeline.tasks.cut import cuts, split_of
+from pipeline.tasks.cut import SPLITS, cuts, split_of
 from pipeline.testset.build import month_range
 
 
@@ -63,10 +63,15 @@ class Summary(StageSummary):
 
 
 def build_tasks(
-    cfg: Config, month: str, timelines: Path | None = None, out: Path | None = None
+    cfg: Config,
+    month: str,
+    timelines: Path | None = None,
+    out: Path | None = None,
+    by_split: bool = False,
 ) -> Summary:
     """From ``timelines`` (default ``<data_root>/timelines/<month>``) into ``out`` (default
-    ``<data_root>/tasks/<month>``)."""
+    ``<data_root>/tasks/<month>``): ``<TASK>.parquet``, or with ``by_split`` (a release's
+    layout) ``<TASK>/<split>.parquet`` for every split, empty ones too."""
     t0 = time.monotonic()
     timelines = timelines or cfg.data_root / "timelines" / month
     out = out or cfg.data_root / "tasks" / month
@@ -111,7 +116,13 @@ def build_tasks(
         rows = [r for r in rows if r["id"] not in leaks]
         for task in records.TASKS:
             mine = [r for r in rows if r["task"] == task]
-            write_parquet(pa.Table.from_pylist(mine, records.SCHEMA), out / f"{task}.parquet")
+            if not by_split:
+                write_parquet(pa.Table.from_pylist(mine, records.SCHEMA), out / f"{task}.parquet")
+                continue
+            for split in SPLITS:
+                part = [r for r in mine if r["split"] == split]
+                write_parquet(pa.Table.from_pylist(part, records.SCHEMA),
+                              out / task / f"{split}.parquet")  # fmt: skip
     summary.timelines = len(atoms)
     summary.records = {t: sum(r["task"] == t for r in rows) for t in records.TASKS}
     summary.splits = dict(Counter(r["split"] for r in rows))

@@ -34,7 +34,8 @@ def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
         "days": "default_pool", "normalize_day": "default_pool",
         "update_warehouse": "warehouse_writer", "fetch_day": "article_fetch",
         "process_day": "default_pool", "add_news": "warehouse_writer",
-        "testset": "default_pool", "timelines": "llm_server", "release": "default_pool",
+        "testset": "default_pool", "timelines": "llm_server", "tasks": "llm_server",
+        "release": "default_pool",
     }  # fmt: skip
     assert info["params"] == [
         "config", "data_root", "history_start", "month", "partial", "set", "version"
@@ -103,4 +104,8 @@ def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, tmp_pa
     assert (root / "releases/LATEST").read_text().strip() == "demo"
     manifest = json.loads((root / "releases/demo/manifest.json").read_text())
     assert manifest["month"] == "2025-08"
+    assert manifest["tasks"]["records"] == dict.fromkeys(
+        ("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA"), 2
+    )
     assert (root / "testset/2025-08/queries.parquet").exists()
+    assert (root / "tasks/2025-08/MCNC.parquet").exists()

@@ -27,6 +27,7 @@ from pipeline.release.build import (
 from pipeline.release.layout import TABLES
 from pipeline.release.manifest import MANIFEST
 from pipeline.release.verify import verify
+from pipeline.tasks.records import SCHEMA
 from tests.release.conftest import MONTH, demo_month
 
 
@@ -154,10 +155,17 @@ def test_datasets_and_duckdb_load_every_table_with_the_manifest_counts(release):
     rows = table_rows(release)
     header = card.parse_header((release / "README.md").read_text())
     configs = {c["config_name"] for c in header["configs"]}
-    assert configs == {name for name, n in rows.items() if n}  # datasets reads no empty file
+    by_config: dict[str, dict[str, int]] = {}  # config -> split -> rows (a task's splits)
+    for table in TABLES:
+        by_config.setdefault(table.config_name, {})[table.split] = rows.get(table.name, 0)
+    # datasets reads no empty file: a config for every table or task with rows
+    assert configs == {c for c, splits in by_config.items() if sum(splits.values())}
+    assert {"STF", "MCNC", "VQA"} <= configs
     for name in sorted(configs):
         loaded = datasets.load_dataset(str(release), name)
-        assert sum(split.num_rows for split in loaded.values()) == rows[name], name
+        assert {k: v.num_rows for k, v in loaded.items()} == {
+            split: n for split, n in by_config[name].items() if n
+        }, name
     queries = datasets.load_dataset(str(release), "queries", split="test")
     assert queries[0]["answer_list"] and queries.features["date"].dtype == "date32"
     with duckdb.connect() as con:
@@ -172,7 +180,8 @@ def test_card_features_are_what_datasets_writes(release):
     declared = {c["config_name"]: c["features"] for c in header["dataset_info"]}
     for table in TABLES:
         schema = pq.read_schema(next(release.glob(table.glob)))
-        assert declared[table.name] == datasets.Features.from_arrow_schema(schema)._to_yaml_list()
+        features = datasets.Features.from_arrow_schema(schema)._to_yaml_list()
+        assert declared[table.config_name] == features
 
 
 def test_croissant_validates_and_generates_every_record_set(release):
@@ -237,3 +246,24 @@ def test_verify_catches_a_timeline_that_sees_past_the_month(release, tmp_path):
     _rewrite(copy, "timelines/timelines.parquet",
              pa.concat_tables([atoms, pa.Table.from_pylist([late], atoms.schema)]))  # fmt: skip
     assert verify(copy) == ["timelines/timelines.parquet: 1 atomic events dated after 2025-08-31"]
+
+
+def test_verify_catches_task_leakage(release, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(release, copy)
+    stf = pq.read_table(copy / "tasks/STF/test.parquet").to_pylist()
+    mcnc = pq.read_table(copy / "tasks/MCNC/test.parquet").to_pylist()
+    assert stf and mcnc and verify(copy) == []
+    # A train record whose background holds a test record's gold answer, and a background
+    # event dated after its own cut.
+    planted = {**stf[0], "id": "STF-planted", "split": "train",
+               "background": stf[0]["background"] + mcnc[-1]["target"]}  # fmt: skip
+    _rewrite(copy, "tasks/STF/train.parquet", pa.Table.from_pylist([planted], SCHEMA))
+    problems = verify(copy)
+    assert problems[0] == (
+        f"tasks/STF/train.parquet: STF-planted: background event dated "
+        f"{mcnc[-1]['target'][0]['date']} is not before the cut {planted['cut_date']}"
+    )
+    leak = f"answer {mcnc[-1]['target'][0]['text'][:60]!r} is in an earlier split"
+    assert f"tasks/MCNC/test.parquet: {mcnc[-1]['id']}: {leak}" in problems
+    assert len(problems) > 2 and all(p.endswith(leak) for p in problems[1:])  # every task

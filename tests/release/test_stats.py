@@ -12,6 +12,7 @@ import pytest
 from pipeline import duck
 from pipeline.reference import tables
 from pipeline.release.stats import write_stats
+from pipeline.tasks.records import SCHEMA
 from pipeline.timelines.build import COMPLEX_EVENTS, TIMELINES
 
 D1, D2, D3 = date(2025, 8, 1), date(2025, 8, 2), date(2025, 8, 3)
@@ -50,9 +51,13 @@ COMPLEX = [  # complex_event_id, first day, documents; then its atomic events' d
     ("ce-a", D1, 2, ["2025-08-01", None, "2025"]),
     ("ce-b", D2, 2, ["2025-08-02"]),
 ]
+TASK_ROWS = [  # task, split, complex_event_id, cut date
+    ("STF", "test", "ce-a", D1), ("STF", "test", "ce-b", D2), ("STF", "dev", "ce-a", D2),
+    ("MCNC", "train", "ce-a", D1),
+]  # fmt: skip
 
 
-def release(quads=QUADS, news=NEWS, funnel=FUNNEL, complex_events=COMPLEX):
+def release(quads=QUADS, news=NEWS, funnel=FUNNEL, complex_events=COMPLEX, tasks=TASK_ROWS):
     """The release tables the way the warehouse builds them: quads from events and links."""
     con = duckdb.connect()
     con.execute(
@@ -94,7 +99,11 @@ def release(quads=QUADS, news=NEWS, funnel=FUNNEL, complex_events=COMPLEX):
         {"complex_event_id": ce, "seq": seq, "date": when}
         for ce, _, _, dates in complex_events for seq, when in enumerate(dates, 1)
     ], TIMELINES)  # fmt: skip
-    for name, table in (("complex_events", stories), ("timelines", atoms)):
+    records = pa.Table.from_pylist([
+        {"id": f"{task}-{i}", "task": task, "split": split, "complex_event_id": ce,
+         "cut_date": cut} for i, (task, split, ce, cut) in enumerate(tasks)
+    ], SCHEMA)  # fmt: skip
+    for name, table in (("complex_events", stories), ("timelines", atoms), ("tasks", records)):
         con.register("story_rows", table)
         con.execute(f"CREATE TABLE {name} AS SELECT * FROM story_rows")
         con.unregister("story_rows")
@@ -173,7 +182,7 @@ def files(root):
 
 def check_pngs(written):
     for name in ("relations_level1", "relations_level2", "top_pairs", "daily", "funnel",
-                 "timeline_lengths"):  # fmt: skip
+                 "timeline_lengths", "task_sizes"):  # fmt: skip
         png = written[f"plots/{name}.png"]
         width, height = struct.unpack(">II", png[16:24])  # the IHDR chunk
         assert png.startswith(PNG) and 5_000 < len(png) < 1_000_000, name
@@ -190,12 +199,14 @@ def test_two_runs_give_identical_bytes(con, tmp_path):
         "plots/funnel.png",
         "plots/relations_level1.png",
         "plots/relations_level2.png",
+        "plots/task_sizes.png",
         "plots/timeline_lengths.png",
         "plots/top_pairs.png",
         "stats/daily.json",
         "stats/funnel.json",
         "stats/relations_level1.json",
         "stats/relations_level2.json",
+        "stats/tasks.json",
         "stats/timelines.json",
         "stats/top_pairs.json",
     ]  # fmt: skip (no temporary files left either)
@@ -205,12 +216,27 @@ def test_two_runs_give_identical_bytes(con, tmp_path):
 
 
 def test_an_empty_window_writes_empty_lists_and_no_data_plots(tmp_path):
-    con = release(quads=[], news=[], funnel=[], complex_events=[])
+    con = release(quads=[], news=[], funnel=[], complex_events=[], tasks=[])
     card = write_stats(con, tmp_path)
     assert rows(tmp_path, "timelines") == []
+    assert len(rows(tmp_path, "tasks")) == 18 and not any(
+        r["records"] for r in rows(tmp_path, "tasks")
+    )
     assert (tmp_path / "plots/timeline_lengths.png").read_bytes().startswith(PNG)
     for name in ("relations_level1", "relations_level2", "top_pairs", "daily", "funnel"):
         assert rows(tmp_path, name) == []
         assert (tmp_path / f"plots/{name}.png").read_bytes().startswith(PNG)
     assert (card["days"], card["events"], card["quads"], card["first_day"]) == (0, 0, 0, None)
     assert card["funnel"] == []
+
+
+def test_task_records_per_task_and_split(con, tmp_path):
+    write_stats(con, tmp_path)
+    counts = {(r["task"], r["split"]): (r["records"], r["complex_events"], r["cut_dates"])
+              for r in rows(tmp_path, "tasks")}  # fmt: skip
+    assert list(counts)[:4] == [("STF", "train"), ("STF", "dev"), ("STF", "test"),
+                                ("LTF", "train")]  # fmt: skip
+    assert len(counts) == 18
+    assert counts["STF", "test"] == (2, 2, 2) and counts["STF", "dev"] == (1, 1, 1)
+    assert counts["MCNC", "train"] == (1, 1, 1)
+    assert sum(n for n, _, _ in counts.values()) == len(TASK_ROWS)
