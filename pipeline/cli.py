@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pipeline.config import Config, ConfigError, load_config
 from pipeline.errors import StageError
+from pipeline.tasks import TASKS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -117,6 +118,18 @@ def build_parser() -> argparse.ArgumentParser:
     tk.add_argument("--month", required=True, type=_month, help="YYYY-MM")
     tk.add_argument("--method", choices=["extractive", "llm"], help=METHOD_HELP)
     tk.add_argument("--json", action="store_true", help="print the summary as JSON")
+    et = stages.add_parser(
+        "evaluate-tasks",
+        parents=[common],
+        help="score predictions for an OpenForecast task (accuracy, or LRAE with the llm judge)",
+        description="Score predictions (JSONL of id and prediction) for one task.",
+    )
+    et.add_argument("--task", required=True, choices=TASKS, help="the task")
+    et.add_argument("--tasks", required=True, type=Path, help="task file, or a folder of them")
+    et.add_argument("--predictions", required=True, type=Path, help="JSONL predictions")
+    et.add_argument("--split", choices=["train", "dev", "test"], help="only this split")
+    et.add_argument("--news", type=Path, help="LRAE evidence: news Parquet file or folder")
+    et.add_argument("--json", action="store_true", help="print the scores as JSON")
     ev = stages.add_parser(
         "evaluate",
         parents=[common],
@@ -278,6 +291,14 @@ def _tasks(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def _evaluate_tasks(args: argparse.Namespace, cfg: Config) -> int:
+    from pipeline.tasks.evaluate import evaluate_tasks, render
+
+    result = evaluate_tasks(cfg, args.task, args.tasks, args.predictions, args.split, args.news)
+    print(json.dumps(result, indent=2, default=str) if args.json else render(result))
+    return 0
+
+
 def _evaluate(args: argparse.Namespace, cfg: Config) -> int:
     from pipeline.testset.evaluate import evaluate, render
 
@@ -319,6 +340,7 @@ STAGES = {
     "evaluate": _evaluate,
     "timelines": _timelines,
     "tasks": _tasks,
+    "evaluate-tasks": _evaluate_tasks,
     "release": _release,
 }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipeline.tasks import TASKS
 from pipeline.tasks.cut import SPLITS
 
 
@@ -61,7 +62,7 @@ TABLES: tuple[Table, ...] = (
           "document), with the method, model and prompt version that wrote it."),
     Table("gdelt_slots", "gdelt/slots.parquet", "Every GDELT source file of the release's "
           "days: slot, table, URL, size, md5, status, rows and rejected lines."),
-    *(Table(f"{task}-{split}", f"tasks/{task}/{split}.parquet", f"{about} The `{split}` "
-            "split: records whose cut date falls in it.", split, task)
-      for task, about in _TASKS.items() for split in SPLITS),
+    *(Table(f"{task}-{split}", f"tasks/{task}/{split}.parquet", f"{_TASKS[task]} The "
+            f"`{split}` split: records whose cut date falls in it.", split, task)
+      for task in TASKS for split in SPLITS),
 )  # fmt: skip

@@ -17,8 +17,8 @@ import duckdb
 
 from pipeline import duck
 from pipeline.release import plots
+from pipeline.tasks import TASKS
 from pipeline.tasks.cut import SPLITS
-from pipeline.tasks.records import TASKS
 
 LEVEL2_PLOTTED = 30
 FUNNEL_REASONS = 10

@@ -24,7 +24,7 @@ from pipeline.locks import month_lock
 from pipeline.parquet_io import write_parquet
 from pipeline.reference import tables
 from pipeline.summary import StageSummary
-from pipeline.tasks import extractive, generated, leakage, records
+from pipeline.tasks import TASKS, extractive, generated, leakage, records
 from pipeline.tasks.cut import SPLITS, cuts, split_of
 from pipeline.testset.build import month_range
 
@@ -114,7 +114,7 @@ def build_tasks(
             raise StageError(f"tasks: {dated[0]['id']}: {leakage.dated_wrong(dated[0])}")
         leaks = leakage.leaked(rows)
         rows = [r for r in rows if r["id"] not in leaks]
-        for task in records.TASKS:
+        for task in TASKS:
             mine = [r for r in rows if r["task"] == task]
             if not by_split:
                 write_parquet(pa.Table.from_pylist(mine, records.SCHEMA), out / f"{task}.parquet")
@@ -124,7 +124,7 @@ def build_tasks(
                 write_parquet(pa.Table.from_pylist(part, records.SCHEMA),
                               out / task / f"{split}.parquet")  # fmt: skip
     summary.timelines = len(atoms)
-    summary.records = {t: sum(r["task"] == t for r in rows) for t in records.TASKS}
+    summary.records = {t: sum(r["task"] == t for r in rows) for t in TASKS}
     summary.splits = dict(Counter(r["split"] for r in rows))
     summary.skipped = dict(skipped)
     summary.leaked = len(leaks)

@@ -145,7 +145,10 @@ def _apply(row: dict, answer: dict, pools: extractive.Pools, seed: int) -> tuple
     picked: list[dict] = []
     discarded = 0
     for negative in answer["negatives"]:
-        verdict = extractive.screen(story, picked, {**negative, "text": negative["text"].strip()})
+        negative = {**negative, "text": negative["text"].strip()}
+        if not negative["text"]:
+            continue
+        verdict = extractive.screen(story, picked, negative)
         discarded += verdict == "discarded"
         if verdict == "kept":
             picked.append(negative)

@@ -28,7 +28,6 @@ import pyarrow as pa
 from pipeline.tasks import extractive
 from pipeline.tasks.cut import Cut, period
 
-TASKS = ("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA")
 _EVENT = pa.struct([("date", pa.string()), ("text", pa.string()), ("source_doc_id", pa.string())])
 SCHEMA = pa.schema(
     [

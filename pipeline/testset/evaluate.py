@@ -336,10 +336,11 @@ def _jsonl(path: Path) -> Iterator[dict]:
                     raise ValueError(f"{path}:{number}: not JSON: {e}") from None
 
 
-def load_predictions(path: Path) -> tuple[dict[str, object], Counter]:
-    """query_id -> raw prediction (the last line wins), and counts of bad and repeated lines.
+def load_predictions(path: Path, key: str = "query_id") -> tuple[dict[str, object], Counter]:
+    """``key`` value -> raw prediction (the last line wins), and counts of bad and repeated
+    lines.
 
-    A line that is not a JSON object with a query id only counts as a bad line (its query
+    A line that is not a JSON object with a ``key`` only counts as a bad line (its record
     scores as missing), but a file whose every line is one (a JSON array, plain text, a CSV)
     is not a predictions file: ValueError naming its first line. An empty file is no error.
     """
@@ -354,17 +355,17 @@ def load_predictions(path: Path) -> tuple[dict[str, object], Counter]:
                 record = json.loads(line)
             except ValueError:
                 record = _NOT_JSON
-            if not isinstance(record, dict) or record.get("query_id") is None:
-                counts["bad_lines"] += 1  # no query id to blame: that query counts as missing
-                first_bad = first_bad or f"line {number} is {_what(record)}"
+            if not isinstance(record, dict) or record.get(key) is None:
+                counts["bad_lines"] += 1  # no id to blame: that record counts as missing
+                first_bad = first_bad or f"line {number} is {_what(record, key)}"
                 continue
-            query_id = str(record["query_id"])
-            counts["duplicate_ids"] += query_id in predictions
-            predictions[query_id] = record.get("prediction")
+            record_id = str(record[key])
+            counts["duplicate_ids"] += record_id in predictions
+            predictions[record_id] = record.get("prediction")
     if first_bad and not predictions:
         raise ValueError(
-            f"{path}: no line is a JSON object with a query_id ({first_bad}): predictions are "
-            'JSON Lines, one {"query_id": ..., "prediction": ...} object per line'
+            f"{path}: no line is a JSON object with a {key} ({first_bad}): predictions are "
+            f'JSON Lines, one {{"{key}": ..., "prediction": ...}} object per line'
         )
     return predictions, counts
 
@@ -373,11 +374,11 @@ _NOT_JSON = object()
 _JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 
 
-def _what(record: object) -> str:
+def _what(record: object, key: str) -> str:
     if record is _NOT_JSON:
         return "not JSON"
     if isinstance(record, dict):
-        return "an object without a query_id"
+        return f"an object without a {key}"
     return f"a JSON {_JSON_TYPES.get(type(record), 'null')}"
 
 

@@ -1,0 +1,156 @@
+"""evaluate-tasks: accuracy of the closed tasks on crafted predictions, counted by hand, and
+LRAE on the open ones against a scripted judge on 127.0.0.1, with its token accounting."""
+
+import json
+import re
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.cli import main
+from pipeline.config import load_config
+from pipeline.tasks.build import build_tasks
+from pipeline.tasks.evaluate import TaskEvaluateError, evaluate_tasks, parse_choice
+from pipeline.tasks.lrae import atomic
+from pipeline.timelines.build import build_timelines
+from tests.llm.scripted import MODEL, ScriptedServer, answer
+from tests.release.conftest import MONTH, REPO, demo_month
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    base = tmp_path_factory.mktemp("evaluate")
+    cfg = demo_month(base / "data", base / "mirror")
+    build_timelines(cfg, MONTH)
+    build_tasks(cfg, MONTH)
+    return cfg
+
+
+def tasks_dir(cfg):
+    return cfg.data_root / "tasks" / MONTH
+
+
+def records(cfg, task):
+    return pq.read_table(tasks_dir(cfg) / f"{task}.parquet").to_pylist()
+
+
+def write(path, lines):
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("task", "raw", "chosen"),
+    [("MCNC", "Analysis... so the answer is (C).", "C"), ("MCNC", "(A) or (B)? I pick (B)", "B"),
+     ("MCAC", "b", "B"), ("MCAC", "Answer: D.", "D"), ("MCAC", "Probably Paris", None),
+     ("VQA", "Yes, it will; no doubt. Final answer: No", "no"), ("VQA", "YES", "yes"),
+     ("VQA", "maybe", None), ("MCNC", None, None)],
+)  # fmt: skip
+def test_choices_are_parsed_leniently(task, raw, chosen):
+    assert parse_choice(task, raw) == chosen
+
+
+def test_accuracy_of_the_closed_tasks_equals_a_hand_count(demo, tmp_path):
+    for task in ("MCNC", "MCAC", "VQA"):
+        rows = records(demo, task)
+        assert len(rows) == 2
+        gold, other = rows
+        wrong = "no" if gold["answer"] == "yes" else "yes"
+        if task != "VQA":
+            wrong = next(letter for letter in "ABCD" if letter != gold["answer"])
+            correct = f"I choose ({gold['answer']})"
+        else:
+            correct = f"Final answer: {gold['answer']}"
+        preds = write(tmp_path / f"{task}.jsonl", [
+            {"id": gold["id"], "prediction": f"({wrong})"},
+            {"id": gold["id"], "prediction": correct},  # the last line of an id wins
+            {"id": "nobody", "prediction": "(A)"},
+            {"prediction": "(A)"},
+        ])  # fmt: skip
+        result = evaluate_tasks(demo, task, tasks_dir(demo), preds)
+        assert (result["accuracy"], result["predicted"], result["missing"]) == (50.0, 1, 1)
+        assert (result["unknown_ids"], result["bad_lines"], result["duplicate_ids"]) == (1, 1, 1)
+        preds = write(tmp_path / f"{task}-2.jsonl", [
+            {"id": gold["id"], "prediction": correct},
+            {"id": other["id"], "prediction": "I cannot tell."},
+        ])  # fmt: skip
+        result = evaluate_tasks(demo, task, tasks_dir(demo), preds)
+        assert (result["accuracy"], result["unparseable"]) == (50.0, 1)
+    with pytest.raises(TaskEvaluateError, match="no MCNC \\(train\\) records"):
+        evaluate_tasks(demo, "MCNC", tasks_dir(demo), preds, split="train")
+    (tmp_path / "bad.jsonl").write_text("not json\n")
+    with pytest.raises(TaskEvaluateError, match="no line is a JSON object with a id"):
+        evaluate_tasks(demo, "MCNC", tasks_dir(demo), tmp_path / "bad.jsonl")
+
+
+class Judge(ScriptedServer):
+    """Stage 1: yes (with the first label's index) when the prediction says MATCH; stage 2:
+    yes when it says SUPPORTED and some evidence was given."""
+
+    def _next(self, body):
+        with self.lock:
+            self.requests.append(body)
+        prompt = body["messages"][-1]["content"]
+        prediction = re.search(r'The prediction is "(.*)"', prompt, re.S)
+        prediction = prediction[1] if prediction else prompt.split("Prediction: ")[1]
+        if "The label is:" in prompt:  # stage 2, evidence
+            evidence = prompt.split("The label is:\n")[1].split("\nThe prediction")[0]
+            yes = "SUPPORTED" in prediction and evidence != "(none)"
+            return answer({"answer": "yes" if yes else "no"})
+        schema = body["response_format"]["json_schema"]["schema"]
+        verdict = {"answer": "yes" if "MATCH" in prediction else "no"}
+        if "index" in schema["properties"]:
+            verdict["index"] = 1 if verdict["answer"] == "yes" else None
+        return answer(verdict)
+
+
+@pytest.fixture
+def judge():
+    server = Judge()
+    yield server
+    server.stop()
+
+
+def test_lrae_on_the_open_tasks_against_a_scripted_judge(demo, judge, tmp_path):
+    overrides = [f"llm.base_url={judge.url}", f"llm.model={MODEL}"]
+    cfg = load_config(REPO / "configs/demo.yaml", overrides, demo.data_root)
+    ltf = records(cfg, "LTF")
+    labels = [len(r["target"]) for r in ltf]
+    # Record 1: two predictions, one matching label 1, one supported by the news; record 2:
+    # one wrong prediction, nothing supports it.
+    preds = write(tmp_path / "ltf.jsonl", [
+        {"id": ltf[0]["id"], "prediction": "1. MATCH talks\n2. SUPPORTED impeachment trade"},
+        {"id": ltf[1]["id"], "prediction": "1. Aliens land."},
+    ])  # fmt: skip
+    result = evaluate_tasks(cfg, "LTF", tasks_dir(cfg), preds)
+    assert result["counts"] == {"tp": 1, "mtp": 1, "fp": 1, "fn": labels[0] - 1 + labels[1]}
+    p1, r1 = 2 / 2, 2 / (2 + labels[0] - 1)  # (TP + MTP) over its denominators
+    f1 = 2 * p1 * r1 / (p1 + r1)
+    assert result["precision"] == round(100 * p1 / 2, 2)  # the second record scores 0
+    assert result["recall"] == round(100 * r1 / 2, 2)
+    assert result["f1"] == round(100 * f1 / 2, 2)
+    strict_r1 = 1 / labels[0]
+    assert result["strict"]["recall"] == round(100 * strict_r1 / 2, 2)
+    assert result["judge_model"] == MODEL and "MiniLM" in result["evidence_model"]
+    # 3 stage-1 calls, 2 stage-2 calls (the predictions stage 1 called wrong)
+    assert result["llm"]["calls"] == 5 and len(judge.requests) == 5
+    assert result["llm"]["prompt_tokens"] == 5 * 10  # the scripted server's usage per call
+    again = evaluate_tasks(cfg, "LTF", tasks_dir(cfg), preds)  # cached: nothing sent
+    assert len(judge.requests) == 5 and again["f1"] == result["f1"]
+    assert again["llm"]["cache_hits"] == 5
+
+    aqa = records(cfg, "AQA")
+    preds = write(tmp_path / "aqa.jsonl", [{"id": aqa[0]["id"], "prediction": "MATCH"}])
+    result = evaluate_tasks(cfg, "AQA", tasks_dir(cfg), preds)
+    assert (result["accuracy"], result["strict"]["accuracy"], result["missing"]) == (50.0, 50.0, 1)
+    args = ["evaluate-tasks", "--task", "AQA", "--tasks", str(tasks_dir(cfg)), "--predictions",
+            str(preds), "--data-root", str(cfg.data_root), "--config", "configs/demo.yaml",
+            "--set", overrides[0], "--set", overrides[1], "--json"]  # fmt: skip
+    assert main(args) == 0
+
+
+def test_atomic_predictions():
+    assert atomic("LTF", "1. A met B.\n2. C left.") == ["A met B.", "C left."]
+    assert atomic("STF", "A met B.\nC left.") == ["A met B.", "C left."]
+    assert atomic("STF", ["A", " ", "B"]) == ["A", "B"]
+    assert atomic("AQA", " China ") == ["China"] and atomic("LTF", None) == []
