@@ -29,6 +29,7 @@ def test_period_of_each_precision():
     assert period("2024-02") == (date(2024, 2, 1), date(2024, 2, 29))
     assert period("2025") == (date(2025, 1, 1), date(2025, 12, 31))
     assert period(None) is None
+    assert period("2025-02-31") is None and period("2025-13") is None
 
 
 def test_a_cut_puts_spanning_and_undated_events_on_neither_side():
