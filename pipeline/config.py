@@ -7,16 +7,18 @@ same defaults out (a test keeps the two equal).
 from __future__ import annotations
 
 import os
+import re
 from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 REPO_DEFAULT = Path(__file__).resolve().parents[1] / "configs" / "default.yaml"
 CONFIG_ENV = "GDELT_FORECAST_CONFIG"
 DATA_ROOT_ENV = "GDELT_FORECAST_DATA_ROOT"
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")  # a scheme, as in s3://, gs://, file://
 
 Table = Literal["export", "mentions"]
 
@@ -312,7 +314,24 @@ class DuckdbConfig(_Section):
 
 
 class Config(_Section):
-    data_root: Path = Field(Path("data"), description="Root of the data layout (DESIGN.md).")
+    data_root: Path = Field(
+        Path("data"),
+        description="Root of the data layout (DESIGN.md): a local folder. A URL (s3://...) is "
+        "refused: no stage can serve one yet.",
+    )
+
+    @field_validator("data_root", mode="before")
+    @classmethod
+    def _local_folder(cls, value: Any) -> Any:
+        # Path("s3://b/p") is the relative folder "s3:/b/p": without this check a stage
+        # would write there, in the working directory, and a later one fail far from the cause.
+        if isinstance(value, str) and _URL.match(value):
+            raise ValueError(
+                f"{value!r} is a URL: the data root must be a local folder (object storage "
+                "is not supported yet)"
+            )
+        return value
+
     gdelt: GdeltConfig = GdeltConfig()
     download: DownloadConfig = DownloadConfig()
     ingest: IngestConfig = IngestConfig()
@@ -342,6 +361,8 @@ def _describe(error: ValidationError) -> str:
     where = ".".join(str(p) for p in first["loc"])
     if first["type"] == "extra_forbidden":
         return f"config: unknown key '{where}'"
+    if first["type"] == "value_error":  # our own validators' messages name the value
+        return f"config: {where}: {first['ctx']['error']}"
     return f"config: {where}: {first['msg']} (got {first.get('input')!r})"
 
 

@@ -1,7 +1,10 @@
 """Typed configuration: defaults, files, overrides and one-line errors."""
 
+from pathlib import Path
+
 import pytest
 
+from pipeline.cli import main
 from pipeline.config import REPO_DEFAULT, Config, ConfigError, load_config
 
 
@@ -57,3 +60,21 @@ def test_unreadable_or_malformed_files(tmp_path):
     listed.write_text("- a\n")
     with pytest.raises(ConfigError, match="mapping"):
         load_config(listed)
+
+
+@pytest.mark.parametrize("root", ["s3://bucket/root", "gs://b", "file:///tmp/x"])
+def test_a_url_data_root_is_refused_before_anything_is_written(root, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as err:
+        load_config(None, [], root)
+    assert str(err.value) == (
+        f"config: data_root: {root!r} is a URL: the data root must be a local folder "
+        "(object storage is not supported yet)"
+    )
+    monkeypatch.setenv("GDELT_FORECAST_DATA_ROOT", root)
+    with pytest.raises(ConfigError, match="is a URL"):
+        load_config(None)
+    args = ["ingest", "--start", "2025-08-07T22:00", "--end", "2025-08-07T22:00"]
+    assert main([*args, "--data-root", root]) == 2
+    assert list(tmp_path.iterdir()) == []  # no folder named "s3:" (or any) appeared
+    assert load_config(None, [], "C:/data").data_root == Path("C:/data")  # a drive, no URL
