@@ -128,10 +128,11 @@ def _leakage(root: Path, manifest: dict, listed: dict[str, dict]) -> list[str]:
 def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
     """The tasks' leakage rule (pipeline/tasks/leakage.py), and each record in its file."""
     problems, rows = [], []
+    tables = _tables(listed)
     for table in TABLES:
         if table.config is None:
             continue
-        for path in _tables(listed)[table.name]:
+        for path in tables[table.name]:
             for row in pq.read_table(root / path).to_pylist():
                 rows.append(row)
                 if (row["task"], row["split"]) != (table.config, table.split):

@@ -109,9 +109,9 @@ def build_tasks(
         else:
             (out / "llm_calls.parquet").unlink(missing_ok=True)  # no log of an earlier llm run
         rows += [records.vqa(r, seed) for r in rows if r["task"] == "MCNC"]
-        dated = [r for r in rows if leakage.dated_wrong(r)]
-        if dated:  # the cut puts every event on its side: this is a bug, not data
-            raise StageError(f"tasks: {dated[0]['id']}: {leakage.dated_wrong(dated[0])}")
+        for row in rows:  # the cut puts every event on its side: a failure is a bug, not data
+            if why := leakage.dated_wrong(row):
+                raise StageError(f"tasks: {row['id']}: {why}")
         leaks = leakage.leaked(rows)
         rows = [r for r in rows if r["id"] not in leaks]
         for task in TASKS:

@@ -19,11 +19,11 @@ Every draw is seeded, so a re-run writes the same records.
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass
 from datetime import timedelta
 
 from pipeline.tasks.cut import period
+from pipeline.timelines import text_key
 
 METHOD = "extractive"
 PROMPT_VERSION = "tasks-extractive-v1"  # the rules above; bump it when they change
@@ -31,12 +31,8 @@ ARGUMENTS = ("subject", "object", "event_type", "location", "time")
 WRONG = 3  # wrong candidates beside the gold one: four options, as in OpenForecast
 
 
-def key(text: str | None) -> str:
-    return re.sub(r"\W+", " ", (text or "").lower()).strip()
-
-
 def arguments(atom: dict) -> tuple:
-    return tuple(key(atom[name]) for name in ("subject", "event_type", "object", "location"))
+    return tuple(text_key(atom[name]) for name in ("subject", "event_type", "object", "location"))
 
 
 def value(atom: dict, argument: str) -> str | None:
@@ -89,17 +85,17 @@ def wrong_values(
     pools: Pools, ce: str, atom: dict, argument: str, rng: random.Random
 ) -> list[str] | None:
     """Three values of ``argument`` that the complex event's timeline never has, or None."""
-    taken = {key(value(a, argument)) for a in pools.atoms[ce]}
+    taken = {text_key(value(a, argument)) for a in pools.atoms[ce]}
     if argument == "time":
         tiers = [_other_dates(atom["date"])]
     else:
         tiers = [pools.month_values(argument), pools.reference(argument)]
     picked: list[str] = []
     for tier in tiers:
-        options = [v for v in tier if key(v) not in taken]
+        options = [v for v in tier if text_key(v) not in taken]
         rng.shuffle(options)
         for option in options:
-            if len(picked) < WRONG and key(option) not in {key(p) for p in picked}:
+            if len(picked) < WRONG and text_key(option) not in {text_key(p) for p in picked}:
                 picked.append(option)
     return picked if len(picked) == WRONG else None
 
@@ -145,7 +141,7 @@ def negatives(pools: Pools, ce: str, rng: random.Random) -> tuple[list[dict] | N
 def screen(story: list[dict], picked: list[dict], negative: dict) -> str:
     """ "kept"; "repeated" when its text is the story's or an earlier pick's; "discarded" when
     its subject, event type, object and location all equal a true event's."""
-    if key(negative["text"]) in {key(a["text"]) for a in story + picked}:
+    if text_key(negative["text"]) in {text_key(a["text"]) for a in story + picked}:
         return "repeated"
     if arguments(negative) in {arguments(a) for a in story}:
         return "discarded"

@@ -21,6 +21,8 @@ from pipeline.config import Config
 from pipeline.llm import Request, Result, parse_numbered, run
 from pipeline.tasks import extractive, records
 from pipeline.tasks.cut import after
+from pipeline.timelines import text_key
+from pipeline.timelines.written import listed
 
 METHOD = "llm"
 PROMPT_VERSION = "openforecast-tasks-v1"
@@ -59,14 +61,15 @@ MCNC = {
 }
 
 
+def render(name: str, **fields: str) -> str:
+    """The prompt file ``name`` of this version, filled in."""
+    return (PROMPTS / f"{name}.txt").read_text(encoding="utf-8").format(**fields)
+
+
 def _negatives_from_list(text: str) -> dict:
     """The paper's numbered-list answer: texts only."""
     return {"negatives": [{"text": t, "subject": None, "event_type": None, "object": None,
                            "location": None} for t in parse_numbered(text)]}  # fmt: skip
-
-
-def _listed(events: list[dict]) -> str:
-    return "\n".join(f"{i}. {e['date'] or 'undated'}: {e['text']}" for i, e in enumerate(events, 1))
 
 
 def _described(atom: dict) -> str:
@@ -84,11 +87,11 @@ def _target(row: dict, pools: extractive.Pools) -> tuple[dict, list[dict]]:
 
 def request(row: dict, pools: extractive.Pools) -> Request:
     target, later = _target(row, pools)
-    fields = {"background": _listed(row["background"]), "evolution": _listed(later) or "none",
+    fields = {"background": listed(row["background"]), "evolution": listed(later) or "none",
               "target": f"{target['date']}: {target['text']}", "arguments": _described(target),
               "argument": (row["argument"] or "").replace("_", " ")}  # fmt: skip
     task = row["task"]
-    prompt = (PROMPTS / f"{task.lower()}.txt").read_text(encoding="utf-8").format(**fields)
+    prompt = render(task.lower(), **fields)
     schema, fallback = {"AQA": (QA, None), "MCAC": (MCAC, None),
                         "MCNC": (MCNC, _negatives_from_list)}[task]  # fmt: skip
     messages = [{"role": "user", "content": prompt}]
@@ -130,11 +133,11 @@ def _apply(row: dict, answer: dict, pools: extractive.Pools, seed: int) -> tuple
         return {"question": answer["question"].strip(), "answer": answer["answer"].strip()}, 0
     if row["task"] == "MCAC":
         gold = answer["answer"].strip()
-        taken = {extractive.key(extractive.value(a, row["argument"])) for a in story}
+        taken = {text_key(extractive.value(a, row["argument"])) for a in story}
         wrong: list[str] = []
         for value in answer["wrong"]:
-            if value.strip() and extractive.key(value) not in taken | {
-                extractive.key(v) for v in [gold, *wrong]
+            if value.strip() and text_key(value) not in taken | {
+                text_key(v) for v in [gold, *wrong]
             }:
                 wrong.append(value.strip())
         if len(wrong) < extractive.WRONG:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from pipeline.tasks.cut import SPLITS, period
-from pipeline.tasks.extractive import key
+from pipeline.timelines import text_key
 
 
 def dated_wrong(record: dict) -> str | None:
@@ -39,8 +39,8 @@ def leaked(records: Iterable[dict]) -> dict[str, str]:
         in_split = [r for r in rows if r["split"] == split]
         for row in in_split:
             for event in row["target"]:
-                if key(event["text"]) in seen_before:
+                if text_key(event["text"]) in seen_before:
                     out[row["id"]] = f"answer {event['text'][:60]!r} is in an earlier split"
                     break
-        seen_before |= {key(e["text"]) for r in in_split for e in r["background"]}
+        seen_before |= {text_key(e["text"]) for r in in_split for e in r["background"]}
     return out

@@ -31,7 +31,7 @@ import numpy as np
 from pipeline.config import Config
 from pipeline.llm import Request, Result, parse_numbered, run
 from pipeline.release.embed import embed
-from pipeline.tasks.generated import PROMPTS
+from pipeline.tasks.generated import render
 
 EVIDENCE_K = 5  # paragraphs per prediction, as in the paper
 MIN_PARAGRAPH = 40  # characters: shorter lines (bylines, captions) are no evidence
@@ -115,22 +115,18 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.where(norms == 0, 1.0, norms)
 
 
-def _prompt(name: str, **fields: str) -> str:
-    return (PROMPTS / f"{name}.txt").read_text(encoding="utf-8").format(**fields)
-
-
 def _labels(record: dict) -> list[str]:
     return [e["text"] for e in record["target"]]
 
 
 def _stage1(record: dict, n: int, prediction: str) -> Request:
     if record["task"] == "AQA":
-        prompt = _prompt("judge_aqa", question=record["question"], label=record["answer"],
+        prompt = render("judge_aqa", question=record["question"], label=record["answer"],
                          prediction=prediction)  # fmt: skip
         schema = _VERDICT
     else:
         labels = "\n".join(f"({i}) {t}" for i, t in enumerate(_labels(record), 1))
-        prompt = _prompt("judge_labels", labels=labels, prediction=prediction)
+        prompt = render("judge_labels", labels=labels, prediction=prediction)
         schema = _MATCH
     messages = [{"role": "user", "content": prompt}]
     return Request(record["id"], f"judge:1:{n}", messages, schema, "judge", _verdict_from_text)
@@ -138,7 +134,7 @@ def _stage1(record: dict, n: int, prediction: str) -> Request:
 
 def _stage2(record: dict, n: int, prediction: str, evidence: list[str]) -> Request:
     listed = "\n".join(f"({i}) {p}" for i, p in enumerate(evidence, 1)) or "(none)"
-    prompt = _prompt("judge_evidence", evidence=listed, prediction=prediction)
+    prompt = render("judge_evidence", evidence=listed, prediction=prediction)
     messages = [{"role": "user", "content": prompt}]
     return Request(record["id"], f"judge:2:{n}", messages, _VERDICT, "judge", _verdict_from_text)
 
@@ -175,8 +171,7 @@ def score(
     per_record = []
     for record in records:
         tally = counts[record["id"]]
-        labels = len(_labels(record)) if record["task"] != "AQA" else 1
-        tally["fn"] = max(labels - len(matched.get(record["id"], ())), 0)
+        tally["fn"] = max(len(_labels(record)) - len(matched.get(record["id"], ())), 0)
         per_record.append(tally)
     return _summary(records[0]["task"] if records else "", per_record), first + second
 

@@ -17,6 +17,7 @@ from datetime import datetime
 
 from dateparser.search import search_dates
 
+from pipeline.timelines import text_key
 from pipeline.timelines.complex_events import ComplexEvent
 
 METHOD = "extractive"
@@ -69,7 +70,7 @@ def timeline(event: ComplexEvent) -> list[dict]:
             if when:
                 found.append((when, " ".join(sentence.split())))
         for when, text in found:
-            key = re.sub(r"\W+", " ", (text or "").lower()).strip()
+            key = text_key(text)
             if not key or key in seen:
                 continue
             seen.add(key)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pipeline.config import Config
 from pipeline.llm import Request, Result, parse_numbered, run
+from pipeline.timelines import text_key
 from pipeline.timelines.complex_events import ComplexEvent
 
 METHOD = "llm"
@@ -56,7 +57,7 @@ def _prompt(name: str, **fields: str) -> str:
     return (PROMPTS / f"{name}.txt").read_text(encoding="utf-8").format(**fields)
 
 
-def _listed(atoms: list[dict]) -> str:
+def listed(atoms: list[dict]) -> str:
     return "\n".join(f"{i}. {a['date'] or 'undated'}: {a['text']}" for i, a in enumerate(atoms, 1))
 
 
@@ -75,10 +76,6 @@ def _request(event: ComplexEvent, step: str, prompt: str, schema: dict, fallback
     return Request(event.complex_event_id, step, messages, schema, step.split(":")[0], fallback)
 
 
-def _key(text: str) -> str:
-    return re.sub(r"\W+", " ", text.lower()).strip()
-
-
 def _atoms(answer: dict, doc_id: str) -> list[dict]:
     atoms = []
     for item in answer["events"]:
@@ -92,19 +89,19 @@ def _atoms(answer: dict, doc_id: str) -> list[dict]:
 
 def complement(before: list[dict], answer: dict, doc_id: str) -> list[dict]:
     """The answered timeline, with the events already there kept as they were."""
-    known = {_key(a["text"]): a for a in before}
+    known = {text_key(a["text"]): a for a in before}
     merged, used = [], set()
     for atom in _atoms(answer, doc_id):
-        key = _key(atom["text"])
+        key = text_key(atom["text"])
         if key in used:
             continue
         used.add(key)
         merged.append(known.get(key, atom))
     for i, atom in enumerate(before):  # put back what the answer left out
-        if _key(atom["text"]) not in used:
+        if text_key(atom["text"]) not in used:
             after = before[i - 1] if i else None
             merged.insert(merged.index(after) + 1 if after in merged else 0, atom)
-            used.add(_key(atom["text"]))
+            used.add(text_key(atom["text"]))
     return merged
 
 
@@ -126,12 +123,12 @@ def extract_request(event: ComplexEvent) -> Request:
 
 
 def complement_request(event: ComplexEvent, n: int, atoms: list[dict]) -> Request:
-    prompt = _prompt("complement", timeline=_listed(atoms), **_fields(event.documents[n]))
+    prompt = _prompt("complement", timeline=listed(atoms), **_fields(event.documents[n]))
     return _request(event, f"complement:{n}", prompt, EVENTS, _events_from_list)
 
 
 def adjust_request(event: ComplexEvent, atoms: list[dict]) -> Request:
-    prompt = _prompt("adjust", timeline=_listed(atoms), **_fields(event.documents[-1]))
+    prompt = _prompt("adjust", timeline=listed(atoms), **_fields(event.documents[-1]))
     return _request(event, "adjust", prompt, ORDER, _order_from_list)
 
 

@@ -9,8 +9,9 @@ from pipeline.cli import main
 from pipeline.config import load_config
 from pipeline.tasks import TASKS, leakage
 from pipeline.tasks.build import TasksError, build_tasks
-from pipeline.tasks.extractive import key, value
+from pipeline.tasks.extractive import value
 from pipeline.tasks.records import SCHEMA
+from pipeline.timelines import text_key as key
 from pipeline.timelines.build import build_timelines
 from tests.release.conftest import MONTH, REPO, demo_month
 
