@@ -17,7 +17,7 @@ $(VENV)/.core: $(BIN)/python pyproject.toml constraints.txt
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.core
-	$(PIP) -e '.[dev,airflow]'
+	$(PIP) -e '.[dev,airflow,s3]'
 	touch $@
 
 DEMO = --config configs/demo.yaml --data-root $(DEMO_ROOT)
@@ -57,6 +57,7 @@ bench: $(VENV)/.dev
 	$(BIN)/python bench/bench_process.py
 	$(BIN)/python bench/bench_testset.py
 	$(BIN)/python bench/bench_release.py
+	$(BIN)/python bench/bench_objectstore.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_ROOT) .pytest_cache .ruff_cache

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pipeline.articles.warc import write_pages
 from pipeline.config import load_config
+from pipeline.objectstore import staged
 from pipeline.warehouse.build import open_read_only
 
 REPO = Path(__file__).resolve().parents[1]
@@ -68,13 +69,13 @@ def assign(pair_urls: list[tuple[str, str, str]]) -> dict[str, Path]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-root", type=Path, required=True)
+    parser.add_argument("--data-root", required=True, help="a folder, or s3://bucket/prefix")
     parser.add_argument("--config", help="YAML config (default: configs/default.yaml)")
     parser.add_argument("--day", type=date.fromisoformat, required=True)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     cfg = load_config(args.config, data_root=args.data_root)
-    with open_read_only(cfg) as con:
+    with staged(cfg, []) as local, open_read_only(local) as con:
         pair_urls = con.execute(PAIR_URLS, [args.day]).fetchall()
     pages = {
         url: gzip.decompress(page.read_bytes()) if page.suffix == ".gz" else page.read_bytes()

@@ -7,10 +7,16 @@ COPY --chown=airflow:root pyproject.toml README.md constraints.txt /opt/gdelt-fo
 # config is read from configs/.
 COPY --chown=airflow:root pipeline /opt/gdelt-forecast/pipeline
 COPY --chown=airflow:root configs /opt/gdelt-forecast/configs
-# A plain (non-editable) install, as `pip install .` gives a user. PyTorch's CPU index
-# first: the embedding model needs no GPU, and the default wheel brings GBs of CUDA.
+# The sample data compose's `demo` service runs: the real slot, the demo's pages and the
+# script that archives them, and the script that makes the bucket.
+COPY --chown=airflow:root demo /opt/gdelt-forecast/demo
+COPY --chown=airflow:root tests/fixtures/gdelt/*.CSV /opt/gdelt-forecast/demo/gdelt/
+COPY --chown=airflow:root docker/make_bucket.py /opt/gdelt-forecast/docker/
+# A plain (non-editable) install, as `pip install .` gives a user, with the [s3] extra for a
+# data root in a bucket. PyTorch's CPU index first: the embedding model needs no GPU, and
+# the default wheel brings GBs of CUDA.
 RUN pip install --no-cache-dir --extra-index-url https://download.pytorch.org/whl/cpu \
-        -c /opt/gdelt-forecast/constraints.txt /opt/gdelt-forecast
+        -c /opt/gdelt-forecast/constraints.txt "/opt/gdelt-forecast[s3]"
 ENV GDELT_FORECAST_CONFIG=/opt/gdelt-forecast/configs/default.yaml
-# Absolute, so every task finds it whatever its working directory (compose mounts it).
+# Absolute, so every task finds it whatever its working directory; compose sets a bucket.
 ENV GDELT_FORECAST_DATA_ROOT=/opt/airflow/data

@@ -25,6 +25,8 @@ from typing import Any
 from pipeline.config import Config, ConfigError, from_dag_params
 from pipeline.errors import StageError
 from pipeline.locks import partition_lock
+from pipeline.objectstore import listed, run, staged
+from pipeline.stage_reads import LEDGER, reads
 from pipeline.summary import StageSummary
 
 log = logging.getLogger(__name__)
@@ -59,11 +61,12 @@ def fail_fast(cfg: Config | None = None) -> Iterator[None]:
 
 def _network_errors() -> tuple[type[StageError], ...]:
     """The StageErrors a network failure raises (after the stage's own retries): a server
-    that is down may be up at the next try, so Airflow retries these."""
+    or bucket that is down may be up at the next try, so Airflow retries these."""
     from pipeline.gdelt.masterfile import MasterfileError
+    from pipeline.objectstore import StorageError
     from pipeline.release.embed import EmbeddingError
 
-    return MasterfileError, EmbeddingError
+    return MasterfileError, EmbeddingError, StorageError
 
 
 def run_config(overrides: Sequence[str] = ()) -> Config:
@@ -81,7 +84,7 @@ def run_stage(
     returns its dict (the task's XCom)."""
     cfg = run_config(overrides)
     with fail_fast(cfg):
-        summary = stage(cfg, *args, **kwargs)
+        summary = run(stage, cfg, *args, **kwargs)
     print(summary.line())
     return summary.to_dict()
 
@@ -92,8 +95,11 @@ def run_day(name: str, stage: Callable[[Config, date, date], StageSummary], day:
     cfg = run_config()
     with fail_fast(cfg):
         first = _day(day)
-        with partition_lock(cfg, name, day):
-            summary = stage(cfg, first, first)
+        with (
+            staged(cfg, reads(stage, cfg, first, first)) as local,
+            partition_lock(local, name, day),
+        ):
+            summary = stage(local, first, first)
     print(summary.line())
     return day
 
@@ -142,11 +148,11 @@ def month_days() -> list[str]:
     from pipeline.testset.build import month_range
 
     cfg, month = run_config(), run_month()
-    bronze = cfg.data_root / "bronze" / "events"
+    bronze = f"{cfg.data_root}/bronze/events"
     with fail_fast(cfg):
         first, last = month_range(month)
         days = _iso_days(first, last)
-        present = [day for day in days if any((bronze / f"date={day}").glob("*.parquet"))]
+        present = [day for day in days if listed(cfg, f"bronze/events/date={day}")]
         missing = [day for day in days if day not in present]
         if not present:
             raise NormalizeError(f"no bronze events for any day of {month} under {bronze}")
@@ -197,11 +203,11 @@ def ingest_download() -> dict:
 
     cfg = run_config()
     start, end = ingest_interval()
-    with fail_fast(cfg):
-        listing = list_slot_files(cfg, start, end, cfg.gdelt.tables)
+    with fail_fast(cfg), staged(cfg, [LEDGER]) as local:  # the raw files go to the bucket
+        listing = list_slot_files(local, start, end, local.gdelt.tables)
         if not listing.files:
             raise RuntimeError(f"no slot listed yet for {start:%Y-%m-%dT%H:%M}..{end:%H:%M}")
-        fetched = fetch_files(cfg, listing)
+        fetched = fetch_files(local, listing)
     failed = [f"{f.file.name}: {f.detail}" for f in fetched if f.status == "failed"]
     if failed:
         raise RuntimeError(f"{len(failed)} downloads failed: {'; '.join(failed)}")
@@ -234,7 +240,7 @@ def ingest_mark_day(asset: Any) -> dict:
     if start.date() == (end + timedelta(seconds=1)).date():
         raise AirflowSkipException("not the day's last interval")
     with fail_fast(cfg):
-        status = day_status(cfg, start.date())
+        status = run(day_status, cfg, start.date())
     if not status.complete:
         raise RuntimeError(f"{status.day} not complete yet: {status.statuses}")
     _context()["outlet_events"][asset].extra = {"day": status.day}

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pipeline.config import Config, ConfigError, load_config
 from pipeline.errors import StageError
+from pipeline.objectstore import run
 from pipeline.tasks import TASKS
 
 
@@ -160,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="re-check checksums, listing, schemas, row counts and the leakage rule",
         description="Exit 0 when the release in DIR is sound, else 1 naming each bad file.",
     )
-    ver.add_argument("release_dir", type=Path, metavar="DIR")
+    ver.add_argument("release_dir", metavar="DIR", help="a release folder, or s3://bucket/...")
 
     art = stages.add_parser("articles", help="news articles: fetch, process, explain")
     actions = art.add_subparsers(dest="action", required=True, parser_class=_Parser)
@@ -221,7 +222,7 @@ def _ingest(args: argparse.Namespace, cfg: Config) -> int:
     from pipeline.gdelt.ingest import ingest
 
     _ordered(args.start, args.end, "--start and --end")
-    summary = ingest(cfg, args.start, args.end, args.tables or cfg.gdelt.tables)
+    summary = run(ingest, cfg, args.start, args.end, args.tables or cfg.gdelt.tables)
     _print(args, summary)
     # Missing and corrupt slots are GDELT's; a failed download may heal on a re-run.
     return 1 if summary.failed else 0
@@ -231,14 +232,14 @@ def _normalize(args: argparse.Namespace, cfg: Config) -> int:
     from pipeline.events.normalize import normalize
 
     _ordered(args.start_date, args.end_date, "--start-date and --end-date")
-    _print(args, normalize(cfg, args.start_date, args.end_date))
+    _print(args, run(normalize, cfg, args.start_date, args.end_date))
     return 0
 
 
 def _database(args: argparse.Namespace, cfg: Config) -> int:
     from pipeline.warehouse.build import build_database
 
-    _print(args, build_database(cfg))
+    _print(args, run(build_database, cfg))
     return 0
 
 
@@ -246,7 +247,7 @@ def _stats(args: argparse.Namespace, cfg: Config) -> int:
     from pipeline.warehouse.stats import render, stats
 
     _ordered(args.start_date, args.end_date, "--start-date and --end-date")
-    report = stats(cfg, args.start_date, args.end_date, args.top)
+    report = run(stats, cfg, args.start_date, args.end_date, args.top)
     print(json.dumps(report, indent=2, default=str) if args.json else render(report))
     return 0
 
@@ -262,39 +263,41 @@ def _articles(args: argparse.Namespace, cfg: Config) -> int:
     if args.action == "fetch":
         from pipeline.articles.sources import fetch_days
 
-        _print(args, fetch_days(cfg, args.start_date, args.end_date))
+        _print(args, run(fetch_days, cfg, args.start_date, args.end_date))
     else:
         from pipeline.articles.process import process
 
-        _print(args, process(cfg, args.start_date, args.end_date, args.warc))
+        _print(args, run(process, cfg, args.start_date, args.end_date, args.warc))
     return 0
 
 
 def _testset(args: argparse.Namespace, cfg: Config) -> int:
     from pipeline.testset.build import build_testset
 
-    _print(args, build_testset(cfg, args.month))
+    _print(args, run(build_testset, cfg, args.month))
     return 0
 
 
 def _timelines(args: argparse.Namespace, cfg: Config) -> int:
     from pipeline.timelines.build import build_timelines
 
-    _print(args, build_timelines(cfg, args.month))
+    _print(args, run(build_timelines, cfg, args.month))
     return 0
 
 
 def _tasks(args: argparse.Namespace, cfg: Config) -> int:
     from pipeline.tasks.build import build_tasks
 
-    _print(args, build_tasks(cfg, args.month))
+    _print(args, run(build_tasks, cfg, args.month))
     return 0
 
 
 def _evaluate_tasks(args: argparse.Namespace, cfg: Config) -> int:
     from pipeline.tasks.evaluate import evaluate_tasks, render
 
-    result = evaluate_tasks(cfg, args.task, args.tasks, args.predictions, args.split, args.news)
+    result = run(
+        evaluate_tasks, cfg, args.task, args.tasks, args.predictions, args.split, args.news
+    )
     print(json.dumps(result, indent=2, default=str) if args.json else render(result))
     return 0
 
@@ -309,25 +312,43 @@ def _evaluate(args: argparse.Namespace, cfg: Config) -> int:
 
 def _release(args: argparse.Namespace, cfg: Config) -> int:
     if args.action == "verify":
-        from pipeline.release.verify import verify
-
-        problems = verify(args.release_dir)
-        for problem in problems:
-            print(f"{args.release_dir}/{problem}", file=sys.stderr)
-        print(f"release verify {args.release_dir}: " + (
-            f"{len(problems)} problem(s)" if problems else "sound"
-        ))  # fmt: skip
-        return 1 if problems else 0
+        return _verify(args.release_dir, cfg)
     if not args.month:
         raise UsageError("--month is required (or `release verify DIR`)")
     from pipeline.release.build import build_release
 
-    summary = build_release(cfg, args.month, args.version, args.history_start)
+    summary = run(build_release, cfg, args.month, args.version, args.history_start)
     _print(args, summary)
-    if not args.json:
+    if args.json:
+        return 0
+    if summary.path.startswith("s3://"):  # neither reads a bucket without being told how
+        print(f"load it: datasets.load_dataset('parquet', data_files='{summary.path}/testset/"
+              "queries.parquet', storage_options={'client_kwargs': {'endpoint_url': ...}}); "
+              "duckdb, after con.register_filesystem(s3fs.S3FileSystem()): "
+              f"SELECT * FROM '{summary.path}/quads/*.parquet'")  # fmt: skip
+    else:
         print(f"load it: datasets.load_dataset({summary.path!r}, 'queries', split='test'); "
               f"duckdb: SELECT * FROM '{summary.path}/quads/*.parquet'")  # fmt: skip
     return 0
+
+
+def _verify(where: str, cfg: Config) -> int:
+    """``release verify``: a folder in place; a release in a bucket from a temporary copy."""
+    import tempfile
+
+    from pipeline.objectstore import download
+    from pipeline.release.verify import verify
+
+    with tempfile.TemporaryDirectory(prefix="gdelt-forecast-verify-") as tmp:
+        if where.startswith("s3://"):  # into a folder of the release's own name
+            folder = download(cfg, where, Path(tmp) / where.rstrip("/").rsplit("/", 1)[-1])
+        else:
+            folder = Path(where)
+        problems = verify(folder)
+    for problem in problems:
+        print(f"{where.rstrip('/')}/{problem}", file=sys.stderr)
+    print(f"release verify {where}: {f'{len(problems)} problem(s)' if problems else 'sound'}")
+    return 1 if problems else 0
 
 
 STAGES = {

@@ -19,6 +19,7 @@ REPO_DEFAULT = Path(__file__).resolve().parents[1] / "configs" / "default.yaml"
 CONFIG_ENV = "GDELT_FORECAST_CONFIG"
 DATA_ROOT_ENV = "GDELT_FORECAST_DATA_ROOT"
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")  # a scheme, as in s3://, gs://, file://
+_S3 = re.compile(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^/]+)*/?")  # S3's bucket names
 
 Table = Literal["export", "mentions"]
 
@@ -313,24 +314,55 @@ class DuckdbConfig(_Section):
     threads: int | None = Field(None, ge=1, description="DuckDB threads (default: all cores).")
 
 
+class StorageConfig(_Section):
+    endpoint_url: str | None = Field(
+        None,
+        description="S3 endpoint of an s3:// data root (MinIO, moto, ...); null: "
+        "$AWS_ENDPOINT_URL, else AWS. Credentials come from the standard AWS variables "
+        "(AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) or files, never from a config file.",
+    )
+    region: str | None = Field(None, description="S3 region; null: $AWS_DEFAULT_REGION.")
+    local_dir: Path = Field(
+        Path("~/.cache/gdelt-forecast"),
+        description="Local folder of an s3:// data root's working copy: the files a stage "
+        "reads are pulled here, the ones it writes pushed from here, and warehouse.duckdb "
+        "is built here (it never leaves the machine).",
+    )
+    lock_ttl_s: float = Field(
+        600.0,
+        gt=0,
+        description="A lock in the bucket (locks/*.lock) expires this long after its "
+        "holder last renewed it (every third of it), so a crashed holder blocks no one for "
+        "longer.",
+    )
+
+
 class Config(_Section):
-    data_root: Path = Field(
+    data_root: Path | str = Field(
         Path("data"),
-        description="Root of the data layout (DESIGN.md): a local folder. A URL (s3://...) is "
-        "refused: no stage can serve one yet.",
+        description="Root of the data layout (DESIGN.md): a local folder, or s3://bucket/prefix "
+        "(see `storage`). Other URLs are refused.",
     )
 
     @field_validator("data_root", mode="before")
     @classmethod
-    def _local_folder(cls, value: Any) -> Any:
-        # Path("s3://b/p") is the relative folder "s3:/b/p": without this check a stage
+    def _folder_or_bucket(cls, value: Any) -> Any:
+        # Path("gs://b/p") is the relative folder "gs:/b/p": without this check a stage
         # would write there, in the working directory, and a later one fail far from the cause.
         if isinstance(value, str) and _URL.match(value):
-            raise ValueError(
-                f"{value!r} is a URL: the data root must be a local folder (object storage "
-                "is not supported yet)"
-            )
-        return value
+            if not _S3.fullmatch(value):
+                raise ValueError(
+                    f"{value!r} is not a local folder or s3://bucket[/prefix]: no stage can "
+                    "serve that URL"
+                )
+            return value.rstrip("/")
+        return Path(value)
+
+    @property
+    def remote(self) -> bool:
+        """Whether the data root is in a bucket; stages then run on a working copy
+        (:mod:`pipeline.objectstore`) and never see the URL."""
+        return isinstance(self.data_root, str)
 
     gdelt: GdeltConfig = GdeltConfig()
     download: DownloadConfig = DownloadConfig()
@@ -343,6 +375,7 @@ class Config(_Section):
     timelines: TimelinesConfig = TimelinesConfig()
     tasks: TasksConfig = TasksConfig()
     duckdb: DuckdbConfig = DuckdbConfig()
+    storage: StorageConfig = StorageConfig()
 
 
 def _set_dotted(tree: dict[str, Any], key: str, value: Any) -> None:
@@ -411,7 +444,7 @@ def from_dag_params(params: dict[str, Any]) -> Config:
     """The config a DAG run asks for with its ``config``, ``set`` and ``data_root`` params.
     A worker's working directory is nobody's choice, so a relative data root is refused."""
     cfg = load_config(params.get("config"), params.get("set") or (), params.get("data_root"))
-    if not cfg.data_root.is_absolute():
+    if not cfg.remote and not cfg.data_root.is_absolute():
         raise ConfigError(
             f"config: data_root {str(cfg.data_root)!r} is relative, and a DAG task's working "
             f"directory is arbitrary: set ${DATA_ROOT_ENV} on the workers or the data_root "

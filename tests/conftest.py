@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
+import uuid
 from collections import Counter, defaultdict
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -129,3 +132,60 @@ def real_day(tmp_path) -> Path:
     write_bronze(root, SLOT, "export", EXPORT_CSV.read_bytes())
     write_bronze(root, SLOT, "mentions", MENTIONS_CSV.read_bytes())
     return root
+
+
+# --- a real S3-compatible server: moto's server mode on 127.0.0.1, with the credentials and
+# endpoint in the standard AWS environment variables. Nothing reaches beyond loopback: the
+# AWS config files point at an empty file and the instance metadata service is off.
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint(tmp_path_factory) -> str:
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # a line per request otherwise
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    url = f"http://{host}:{port}"
+    empty = tmp_path_factory.mktemp("aws") / "none"
+    empty.write_text("")
+    env = {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": url,
+        "AWS_CONFIG_FILE": str(empty),
+        "AWS_SHARED_CREDENTIALS_FILE": str(empty),
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    yield url
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    server.stop()
+
+
+def new_bucket() -> str:
+    """A new, empty bucket on the server (``s3_endpoint`` must be up): ``s3://<name>``."""
+    import s3fs
+
+    name = f"test-{uuid.uuid4().hex[:12]}"
+    s3fs.S3FileSystem(skip_instance_cache=True).mkdir(name)
+    return f"s3://{name}"
+
+
+@pytest.fixture
+def s3fs_client(s3_endpoint):
+    import s3fs
+
+    return s3fs.S3FileSystem(skip_instance_cache=True)
+
+
+@pytest.fixture
+def bucket_url(s3_endpoint) -> str:
+    return new_bucket()

@@ -62,19 +62,28 @@ def test_unreadable_or_malformed_files(tmp_path):
         load_config(listed)
 
 
-@pytest.mark.parametrize("root", ["s3://bucket/root", "gs://b", "file:///tmp/x"])
-def test_a_url_data_root_is_refused_before_anything_is_written(root, tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    "root", ["gs://bucket/root", "file:///tmp/x", "s3://b", "s3://Bucket/x", "s3://bucket//x"]
+)
+def test_a_url_no_stage_serves_is_refused_before_anything_is_written(root, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ConfigError) as err:
         load_config(None, [], root)
     assert str(err.value) == (
-        f"config: data_root: {root!r} is a URL: the data root must be a local folder "
-        "(object storage is not supported yet)"
+        f"config: data_root: {root!r} is not a local folder or s3://bucket[/prefix]: no stage "
+        "can serve that URL"
     )
     monkeypatch.setenv("GDELT_FORECAST_DATA_ROOT", root)
-    with pytest.raises(ConfigError, match="is a URL"):
+    with pytest.raises(ConfigError, match="is not a local folder"):
         load_config(None)
     args = ["ingest", "--start", "2025-08-07T22:00", "--end", "2025-08-07T22:00"]
     assert main([*args, "--data-root", root]) == 2
-    assert list(tmp_path.iterdir()) == []  # no folder named "s3:" (or any) appeared
+    assert list(tmp_path.iterdir()) == []  # no folder named "gs:" (or any) appeared
+
+
+def test_an_s3_data_root_stays_a_url():
+    cfg = load_config(None, [], "s3://gdelt-bucket/v1/root/")
+    assert cfg.data_root == "s3://gdelt-bucket/v1/root" and cfg.remote
+    local = load_config(None, [], "data")
+    assert local.data_root == Path("data") and not local.remote
     assert load_config(None, [], "C:/data").data_root == Path("C:/data")  # a drive, no URL

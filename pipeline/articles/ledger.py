@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 from filelock import FileLock, Timeout
 
 from pipeline.articles.warc import articles_root, pages_with_offsets, seal, unfinished_files
+from pipeline.locks import shared_file
 from pipeline.parquet_io import write_parquet
 
 log = logging.getLogger(__name__)
@@ -209,7 +210,7 @@ def settle_finished_runs(data_root: Path) -> int:
     """Fold the journals of runs that are no longer running (ended or died) into the ledger;
     return the number of pages recovered from WARC records that had no journal line."""
     recovered = 0
-    with FileLock(f"{ledger_path(data_root)}.lock"):
+    with shared_file(ledger_path(data_root)):
         for journal in sorted(journal_dir(data_root).glob("*.jsonl")):
             lock = FileLock(journal.with_suffix(".lock"))
             try:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from filelock import FileLock
 
+from pipeline.locks import shared_file
 from pipeline.parquet_io import write_parquet
 
 SCHEMA = pa.schema(
@@ -40,9 +40,10 @@ def read(path: Path) -> dict[Key, dict]:
 
 
 def update(path: Path, rows: list[dict]) -> None:
-    """Replace the ledger rows of these keys, keep the others; safe across processes."""
+    """Replace the ledger rows of these keys, keep the others; safe across processes (and
+    machines, on an s3:// data root)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(f"{path}.lock"):
+    with shared_file(path):
         merged = read(path)
         merged.update({_key(row): row for row in rows})
         table = pa.Table.from_pylist(list(merged.values()), schema=SCHEMA)

@@ -32,6 +32,7 @@ from pipeline import duck
 from pipeline.config import Config
 from pipeline.errors import StageError
 from pipeline.locks import month_lock
+from pipeline.objectstore import publish, where, working_copy_of
 from pipeline.parquet_io import write_parquet
 from pipeline.reference import tables as reference
 from pipeline.release import card, croissant, export, manifest, mirai_info, stats
@@ -132,8 +133,10 @@ def build_release(
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     files = [p for p in dest.rglob("*") if p.is_file()]
+    copy = working_copy_of(cfg.data_root)
+    path = publish(copy[0], version, _stays_latest) if copy else str(dest)
     return Summary(
-        month=month, version=version, path=str(dest), history_start=start.isoformat(),
+        month=month, version=version, path=path, history_start=start.isoformat(),
         history_end=last.isoformat(), rows=rows, files=len(files),
         bytes=sum(p.stat().st_size for p in files), seconds=time.monotonic() - t0,
     )  # fmt: skip
@@ -181,7 +184,7 @@ def _write(
         "history": {"start": start.isoformat(), "end": last.isoformat()},
         "license": cfg.release.license,
         "code_version": manifest.code_version(),
-        "config": cfg.model_dump(mode="json"),
+        "config": {**cfg.model_dump(mode="json"), "data_root": where(cfg.data_root)},
         "gdelt": slots,
         "funnel": headline["funnel"],
         "embeddings": embeddings,
@@ -250,11 +253,17 @@ def _gdelt_slots(cfg: Config, start: date, last: date, path: Path) -> dict:
     }  # fmt: skip
 
 
+def _stays_latest(current: str | None, version: str) -> bool:
+    """Whether LATEST keeps naming ``current`` (a release there is) when ``version`` is
+    added: it does when an older month was rebuilt, so the newest stays newest."""
+    return bool(current) and _version_key(current) > _version_key(version)
+
+
 def _update_latest(root: Path, version: str) -> None:
     latest = root / "LATEST"
     current = latest.read_text(encoding="utf-8").strip() if latest.exists() else None
-    if current and (root / current).exists() and _version_key(current) > _version_key(version):
-        return  # an older month was rebuilt: the newest stays newest
+    if current and (root / current).exists() and _stays_latest(current, version):
+        return
     tmp = root / ".LATEST.tmp"
     tmp.write_text(version + "\n", encoding="utf-8")
     tmp.replace(latest)

@@ -3,6 +3,7 @@ release of the demo month."""
 
 import importlib.util
 import json
+import os
 
 import pytest
 
@@ -67,6 +68,27 @@ def test_bad_params_are_refused(airflow_env, tmp_path):
         assert f"REFUSED ParamValidationError {conf!r}" in result.stdout, (conf, result.stdout)
 
 
+def _refresh(conf: dict, airflow_env: dict, tmp_path) -> None:
+    """A monthly_refresh run of 2025-09-02 with ``conf``, offline, which must succeed; the
+    AWS variables as they are now (the S3 server's, once its fixture is up)."""
+    aws = {k: v for k, v in os.environ.items() if k.startswith("AWS_")}
+    env = {**airflow_env, **aws, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1",
+           "HF_DATASETS_OFFLINE": "1"}  # fmt: skip
+    result = python(
+        f"""
+        from datetime import datetime, UTC
+        from airflow.dag_processing.dagbag import DagBag
+        run = DagBag().dags["monthly_refresh"].test(
+            logical_date=datetime(2025, 9, 2, 6, tzinfo=UTC), run_conf={conf!r}
+        )
+        print("STATE", run.state)
+        """,
+        env,
+        timeout=600,
+    )
+    assert "STATE success" in result.stdout, (result.stdout + result.stderr)[-5000:]
+
+
 @pytest.mark.skipif(
     importlib.util.find_spec("pipeline.release.build") is None,
     reason="the release stage (pipeline.release.build) is not written yet",
@@ -86,21 +108,7 @@ def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, tmp_pa
         "partial": True,  # the demo holds one day of August
         "version": "demo",
     }
-    env = {**airflow_env, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1",
-           "HF_DATASETS_OFFLINE": "1"}  # fmt: skip
-    result = python(
-        f"""
-        from datetime import datetime, UTC
-        from airflow.dag_processing.dagbag import DagBag
-        run = DagBag().dags["monthly_refresh"].test(
-            logical_date=datetime(2025, 9, 2, 6, tzinfo=UTC), run_conf={conf!r}
-        )
-        print("STATE", run.state)
-        """,
-        env,
-        timeout=600,
-    )
-    assert "STATE success" in result.stdout, (result.stdout + result.stderr)[-5000:]
+    _refresh(conf, airflow_env, tmp_path)
     assert (root / "releases/LATEST").read_text().strip() == "demo"
     manifest = json.loads((root / "releases/demo/manifest.json").read_text())
     assert manifest["month"] == "2025-08"
@@ -109,3 +117,40 @@ def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, tmp_pa
     )
     assert (root / "testset/2025-08/queries.parquet").exists()
     assert (root / "tasks/2025-08/MCNC.parquet").exists()
+
+
+def test_a_run_on_a_bucket_data_root_publishes_the_release_there(
+    airflow_env, s3_endpoint, s3fs_client, tmp_path
+):
+    """The same month with the data root in a bucket: the workers see only the bucket (the
+    bronze is put there, nothing else), each task works in its own working copy, and the
+    release lands in the bucket with LATEST naming it."""
+    from tests.conftest import new_bucket
+    from tests.release.conftest import demo_month
+
+    cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
+    root = f"{new_bucket()}/demo"
+    bronze = [p.relative_to(cfg.data_root) for p in (cfg.data_root / "bronze").rglob("*.parquet")]
+    s3fs_client.put([str(cfg.data_root / p) for p in bronze], [f"{root}/{p}" for p in bronze])
+    conf = {
+        "config": str(REPO / "configs/demo.yaml"),
+        "data_root": root,
+        "set": [f"articles.archives=[{cfg.articles.archives[0]}]",
+                f"storage.local_dir={tmp_path / 'worker'}"],
+        "month": "2025-08",
+        "partial": True,
+        "version": "demo",
+    }  # fmt: skip
+    _refresh(conf, airflow_env, tmp_path)
+    bucket_root = root.removeprefix("s3://")
+    assert s3fs_client.cat_file(f"{bucket_root}/releases/LATEST") == b"demo\n"
+    manifest = json.loads(s3fs_client.cat_file(f"{bucket_root}/releases/demo/manifest.json"))
+    assert manifest["config"]["data_root"] == root
+    assert manifest["tasks"]["records"] == dict.fromkeys(
+        ("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA"), 2
+    )
+    for key in ("silver/events/date=2025-08-07/part-0.parquet", "articles/docs",
+                "testset/2025-08/queries.parquet", "tasks/2025-08/MCNC.parquet"):  # fmt: skip
+        assert s3fs_client.exists(f"{bucket_root}/{key}"), key
+    assert not s3fs_client.exists(f"{bucket_root}/warehouse.duckdb")
+    assert not s3fs_client.find(f"{bucket_root}/locks")

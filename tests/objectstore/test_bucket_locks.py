@@ -1,0 +1,108 @@
+"""Locks in the bucket: one holder at a time across machines, renewed while held, taken
+over once a crashed holder's lease has expired; and a shared ledger updated from two
+machines at once keeps both machines' rows."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+from pipeline.config import load_config
+from pipeline.gdelt import ledger
+from pipeline.locks import bucket_lock, month_lock
+from pipeline.objectstore import bucket, staged
+
+
+def _cfg(root: str, machine, ttl: float = 600.0):
+    return load_config(None, [f"storage.local_dir={machine}", f"storage.lock_ttl_s={ttl}"], root)
+
+
+def test_a_month_lock_admits_one_machine_at_a_time(bucket_url, tmp_path):
+    events: list[str] = []
+
+    def hold(machine: str, seconds: float) -> None:
+        with (
+            staged(_cfg(bucket_url, tmp_path / machine), []) as local,
+            month_lock(local, "testset", "2025-08"),
+        ):
+            events.append(f"{machine} in")
+            time.sleep(seconds)
+            events.append(f"{machine} out")
+
+    first = threading.Thread(target=hold, args=("a", 1.0))
+    first.start()
+    time.sleep(0.3)
+    hold("b", 0)
+    first.join()
+    assert events == ["a in", "a out", "b in", "b out"]
+    assert not bucket(_cfg(bucket_url, tmp_path / "a")).listing("locks")  # released
+
+
+def test_a_held_lock_is_renewed_and_an_expired_one_taken_over(bucket_url, tmp_path, caplog):
+    store = bucket(_cfg(bucket_url, tmp_path))
+    acquired = threading.Event()
+    release = threading.Event()
+
+    def holder() -> None:
+        with bucket_lock(store, "release-2025-08", ttl_s=0.6):
+            acquired.set()
+            release.wait()
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    acquired.wait()
+    time.sleep(1.5)  # two and a half leases: only renewal keeps it
+    lease = json.loads(store.fs.cat_file(store.key("locks/release-2025-08.lock")))
+    assert lease["expires"] > time.time()
+    waited = threading.Event()
+
+    def contender() -> None:
+        with bucket_lock(store, "release-2025-08", ttl_s=0.6):
+            waited.set()
+
+    second = threading.Thread(target=contender)
+    second.start()
+    time.sleep(0.8)
+    assert not waited.is_set()  # the renewed lease holds it off
+    release.set()
+    thread.join()
+    second.join(timeout=10)
+    assert waited.is_set()
+
+    # A crashed holder's lease: left in the bucket, expired an hour ago.
+    crashed = json.dumps({"owner": "gone:1:1", "expires": time.time() - 3600})
+    store.fs.pipe_file(store.key("locks/normalize-2025-08-07.lock"), crashed.encode())
+    t0 = time.monotonic()
+    with bucket_lock(store, "normalize-2025-08-07", ttl_s=60):
+        assert time.monotonic() - t0 < 5
+    assert "taking over from gone:1:1" in caplog.text
+
+
+def test_two_machines_updating_the_ledger_at_once_keep_all_rows(bucket_url, tmp_path):
+    def rows(machine: str) -> list[dict]:
+        return [
+            {"slot": f"2025080722{15 * i:02d}00", "stream": "english", "table": machine,
+             "url": f"http://x/{machine}/{i}", "size": 1, "md5": "m", "status": "ingested",
+             "rows": 1, "rejected": 0, "partitions": ["2025-08-07"], "detail": ""}
+            for i in range(3)
+        ]  # fmt: skip
+
+    def ingest_like(machine: str) -> None:
+        with staged(_cfg(bucket_url, tmp_path / machine), ["bronze/slots.parquet"]) as local:
+            for row in rows(machine):  # one update per slot, as the stage records them
+                ledger.update(local.data_root / "bronze" / "slots.parquet", [row])
+
+    threads = [threading.Thread(target=ingest_like, args=(m,)) for m in ("export", "mentions")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    reader = tmp_path / "reader"
+    with staged(_cfg(bucket_url, reader), ["bronze/slots.parquet"]) as local:
+        book = ledger.read(local.data_root / "bronze" / "slots.parquet")
+    assert sorted(book) == sorted(
+        (row["slot"], row["stream"], row["table"])
+        for m in ("export", "mentions")
+        for row in rows(m)
+    )
