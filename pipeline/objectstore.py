@@ -22,6 +22,7 @@ import fnmatch
 import json
 import logging
 import os
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -231,15 +232,19 @@ def _matches(rel: str, pattern: str) -> bool:
     return rel == pattern or rel.startswith(pattern.rstrip("/") + "/")
 
 
-# Working copies open in this process, by local path: the locks and shared ledgers find
-# their bucket from the path a stage hands them.
-_OPEN: dict[Path, WorkingCopy] = {}
+# Working copies open in this process, by local path, each with how many stages have it
+# open (threads may stage one copy at once): the locks and shared ledgers find their bucket
+# from the path a stage hands them.
+_OPEN: dict[Path, tuple[WorkingCopy, int]] = {}
+_OPEN_LOCK = threading.Lock()
 
 
 def working_copy_of(path: Path) -> tuple[WorkingCopy, str] | None:
     """The open working copy holding ``path`` and the path relative to its root."""
     path = Path(path).resolve()
-    for root, copy in _OPEN.items():
+    with _OPEN_LOCK:
+        opened = [(root, copy) for root, (copy, _) in _OPEN.items()]
+    for root, copy in opened:
         if path == root or root in path.parents:
             return copy, path.relative_to(root).as_posix() if path != root else ""
     return None
@@ -255,7 +260,8 @@ def staged(cfg: Config, reads: list[str]) -> Iterator[Config]:
         yield cfg
         return
     copy = WorkingCopy(cfg, bucket(cfg))
-    _OPEN[copy.path] = copy
+    with _OPEN_LOCK:
+        _OPEN[copy.path] = (copy, _OPEN.get(copy.path, (copy, 0))[1] + 1)
     try:
         with _reported(f"pulling from {cfg.data_root}"):
             copy.pull(reads)
@@ -265,7 +271,10 @@ def staged(cfg: Config, reads: list[str]) -> Iterator[Config]:
             with _reported(f"pushing to {cfg.data_root} from {copy.path}"):
                 copy.push()
         finally:
-            del _OPEN[copy.path]
+            with _OPEN_LOCK:
+                first, count = _OPEN.pop(copy.path)
+                if count > 1:
+                    _OPEN[copy.path] = (first, count - 1)
 
 
 def run(stage: Callable[..., T], cfg: Config, *args: Any, **kwargs: Any) -> T:

@@ -32,11 +32,14 @@ def _normalize(cfg: Config, first: date, last: date) -> list[str]:
 def _write_bronze(cfg: Config, fetched, summary) -> list[str]:
     """The ledger and the raw files the download task put in the bucket (the working copy's
     path is the same on every worker, so their paths name their keys)."""
-    from pipeline.objectstore import local_root
+    from pipeline.objectstore import StorageError, local_root
 
     root = local_root(cfg)
-    raw = [Path(f.path).relative_to(root).as_posix() for f in fetched if f.path]
-    return [LEDGER, *raw]
+    raw = [Path(f.path) for f in fetched if f.path]
+    if outside := [str(p) for p in raw if root not in p.parents]:
+        raise StorageError(f"downloaded files outside {root} ({outside[0]}, ...): every "
+                           "worker needs the same storage.local_dir")  # fmt: skip
+    return [LEDGER, *(p.relative_to(root).as_posix() for p in raw)]
 
 
 _READS: dict[str, Callable[..., list[str]]] = {

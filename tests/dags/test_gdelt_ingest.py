@@ -1,6 +1,7 @@
 """The gdelt_ingest DAG: it parses cleanly and light, and a dag.test() run fills bronze."""
 
 import json
+import os
 
 import pyarrow.parquet as pq
 
@@ -82,3 +83,37 @@ def test_mark_day_waits_for_the_days_last_interval(airflow_env, file_mirror, tmp
     )
     assert "'mark_day': 'skipped'" in result.stdout, (result.stdout + result.stderr)[-5000:]
     assert "'to_bronze': 'success'" in result.stdout
+
+
+def test_a_run_on_a_bucket_data_root_ingests_into_the_bucket(
+    airflow_env, file_mirror, s3fs_client, tmp_path
+):
+    """download puts the verified zips in the bucket's raw/, to_bronze pulls them from
+    there into its working copy, and bronze and the ledger land in the bucket."""
+    from tests.conftest import new_bucket
+
+    file_mirror.add_real_slot()
+    root = f"{new_bucket()}/data"
+    aws = {k: v for k, v in os.environ.items() if k.startswith("AWS_")}
+    result = python(
+        f"""
+        from datetime import datetime, UTC
+        from airflow.dag_processing.dagbag import DagBag
+        run = DagBag().dags["gdelt_ingest"].test(
+            logical_date=datetime(2025, 8, 7, 22, 15, tzinfo=UTC),
+            run_conf={{"data_root": {root!r},
+                       "set": ["gdelt.base_url={file_mirror.url}", "download.backoff_s=0",
+                               "storage.local_dir={tmp_path / "worker"}"]}},
+        )
+        print("STATE", run.state)
+        """,
+        {**airflow_env, **aws},
+    )
+    assert "STATE success" in result.stdout, (result.stdout + result.stderr)[-5000:]
+    bucket_root = root.removeprefix("s3://")
+    with s3fs_client.open(f"{bucket_root}/bronze/events/date=2025-08-07/{SLOT}.parquet") as f:
+        assert pq.read_table(f).num_rows == 909
+    with s3fs_client.open(f"{bucket_root}/bronze/slots.parquet") as f:
+        statuses = {(r["table"], r["status"]) for r in pq.read_table(f).to_pylist()}
+    assert statuses == {("export", "downloaded"), ("mentions", "downloaded")}
+    assert len(s3fs_client.find(f"{bucket_root}/raw/gdelt")) == 2
