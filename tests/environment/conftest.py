@@ -1,0 +1,38 @@
+"""The demo month's release (built once per session, as tests/release builds it), and a copy
+of it with a planted future: a quad, its document and the document's news row dated after
+the month, which a cutoff before them must hide."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tests.release.conftest import demo_cfg, offline_hub, release  # noqa: F401 (fixtures)
+
+FUTURE_DAY = date(2025, 8, 20)
+FUTURE_TITLE = "Tuvalu and Nauru sign a sweeping fisheries pact"
+FUTURE_ROWS = {
+    "quads": {"head": "TUV", "relation": "057", "tail": "NRU", "quad_id": "future-quad"},
+    "quad_docs": {"quad_id": "future-quad", "doc_id": "future-doc"},
+    "news": {"doc_id": "future-doc", "title": FUTURE_TITLE,
+             "text": f"{FUTURE_TITLE}. Fisheries trade between the two grows."},
+}  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def planted(release: Path, tmp_path_factory) -> Path:  # noqa: F811 (the imported fixture)
+    """The release with one future quad (TUV 057 NRU on 2025-08-20) and its news row, each
+    a copy of the table's first row with these values, in a Parquet file of its own."""
+    out = tmp_path_factory.mktemp("planted") / release.name
+    shutil.copytree(release, out)
+    for table, values in FUTURE_ROWS.items():
+        first = pq.read_table(sorted((out / table).glob("*.parquet"))[0])
+        row = first.slice(0, 1).to_pylist()[0] | values | {"date": FUTURE_DAY}
+        future = pa.Table.from_pylist([row], schema=first.schema)
+        pq.write_table(future, out / table / "z-future.parquet")
+    return out
