@@ -44,6 +44,7 @@ def _tables(text: str) -> list[str]:
     return tables
 
 
+BASELINE_METHODS = ["history", "frequency"]  # pipeline.baselines.METHODS, kept light here
 METHOD_HELP = "sets timelines.method: extractive (no model) or llm (the llm server)"
 
 
@@ -162,6 +163,19 @@ def build_parser() -> argparse.ArgumentParser:
         description="Exit 0 when the release in DIR is sound, else 1 naming each bad file.",
     )
     ver.add_argument("release_dir", metavar="DIR", help="a release folder, or s3://bucket/...")
+
+    base = stages.add_parser(
+        "baseline",
+        parents=[common],
+        help="score a release's test set with a reference forecaster (no future rows)",
+        description="Forecast every query of a release's test set (or subset) through the "
+        "agent environment, which sees only rows before each query's cutoff, and score it "
+        "with MIRAI's metrics.",
+    )
+    base.add_argument("--release", required=True, help="a release folder or version name")
+    base.add_argument("--method", choices=BASELINE_METHODS, default="history")
+    base.add_argument("--split", choices=["test", "subset"], default="test")
+    base.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     art = stages.add_parser("articles", help="news articles: fetch, process, explain")
     actions = art.add_subparsers(dest="action", required=True, parser_class=_Parser)
@@ -332,6 +346,18 @@ def _release(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def _baseline(args: argparse.Namespace, cfg: Config) -> int:
+    from pipeline.baselines import run_baseline
+    from pipeline.environment import release_folder
+
+    summary = run_baseline(release_folder(args.release, cfg), args.method, cfg, args.split)
+    if args.json:
+        print(json.dumps(summary.to_dict(), indent=2, default=str))
+    else:
+        print(summary.line())
+    return 0
+
+
 def _verify(where: str, cfg: Config) -> int:
     """``release verify``: a folder in place; a release in a bucket from a temporary copy."""
     import tempfile
@@ -363,6 +389,7 @@ STAGES = {
     "tasks": _tasks,
     "evaluate-tasks": _evaluate_tasks,
     "release": _release,
+    "baseline": _baseline,
 }
 
 
@@ -379,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
-        method = getattr(args, "method", None)
+        method = getattr(args, "method", None) if args.stage in ("timelines", "tasks") else None
         overrides = [*args.overrides, *([f"timelines.method={method}"] if method else [])]
         cfg = load_config(args.config, overrides, args.data_root)
     except ConfigError as exc:

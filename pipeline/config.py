@@ -309,6 +309,21 @@ class TasksConfig(_Section):
     )
 
 
+class BaselineConfig(_Section):
+    window_days: int = Field(
+        30,
+        ge=1,
+        description="The history baseline predicts the relations between a query's subject "
+        "and object in this many days up to its last visible day.",
+    )
+    frequency_top: int = Field(
+        3,
+        ge=1,
+        description="The frequency baseline predicts this many of the most frequent "
+        "relations before a query's cutoff.",
+    )
+
+
 class DuckdbConfig(_Section):
     memory_limit: str = Field("3GB", description="DuckDB memory limit; it spills to disk past it.")
     threads: int | None = Field(None, ge=1, description="DuckDB threads (default: all cores).")
@@ -374,6 +389,7 @@ class Config(_Section):
     llm: LlmConfig = LlmConfig()
     timelines: TimelinesConfig = TimelinesConfig()
     tasks: TasksConfig = TasksConfig()
+    baseline: BaselineConfig = BaselineConfig()
     duckdb: DuckdbConfig = DuckdbConfig()
     storage: StorageConfig = StorageConfig()
 

@@ -207,6 +207,11 @@ class Environment:
         return Relation(CAMEOCode(code), info["Name"], info["Description"])
 
     def _nearest(self, text: str, vectors: np.ndarray, keys: list[str]) -> list[str]:
+        if self._embed is None:
+            raise EnvironmentSetupError(
+                "this environment was opened without an embedding model: use "
+                "open_environment for fuzzy look-ups"
+            )
         query = np.asarray(self._embed([text]), dtype=np.float64)[0]
         sims = vectors @ query / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(query))
         return [keys[i] for i in np.argsort(sims)[::-1][:MATCHES]]

@@ -29,6 +29,9 @@ import pyarrow.parquet as pq
 from filelock import FileLock
 
 from pipeline import duck
+from pipeline.baselines import METHODS as BASELINES
+from pipeline.baselines import SPLITS as BASELINE_SPLITS
+from pipeline.baselines import run_baseline
 from pipeline.config import Config
 from pipeline.errors import StageError
 from pipeline.locks import month_lock
@@ -42,6 +45,7 @@ from pipeline.tasks.build import build_tasks
 from pipeline.tasks.cut import SPLITS
 from pipeline.testset import mirai_compat
 from pipeline.testset.build import build_testset, month_range
+from pipeline.testset.evaluate import LEVELS
 from pipeline.timelines.build import build_timelines
 from pipeline.warehouse.build import open_read_only
 
@@ -166,6 +170,9 @@ def _write(
     tasks = build_tasks(cfg, month, out / "timelines", out / "tasks", by_split=True)
     log.info("release %s: MIRAI's info folder (embeddings)", version)
     embeddings = mirai_info.write_info(cfg, out / "mirai" / "info")
+    log.info("release %s: baselines", version)
+    baselines = {m: {s: _figures(run_baseline(out, m, cfg, s)) for s in BASELINE_SPLITS}
+                 for m in BASELINES}  # fmt: skip
     schemas = _schemas(out)
     with duckdb.connect() as con:
         for name in (*DATABASE, "relations", "countries", "complex_events", "timelines"):
@@ -188,6 +195,7 @@ def _write(
         "gdelt": slots,
         "funnel": headline["funnel"],
         "embeddings": embeddings,
+        "baselines": baselines,
         "testset": {
             "queries": testset.queries,
             "rows": testset.rows,
@@ -223,10 +231,16 @@ def _write(
     manifest.write_json(out / manifest.MANIFEST, {
         "name": meta["name"], "version": version, "created": created, **{
             k: meta[k] for k in ("code_version", "month", "history", "config", "gdelt",
-                                 "funnel", "embeddings", "testset", "timelines", "tasks")
+                                 "funnel", "embeddings", "baselines", "testset", "timelines",
+                                 "tasks")
         }, "files": files,
     })  # fmt: skip
     return rows
+
+
+def _figures(summary) -> dict:
+    """A baseline's scores as the manifest keeps them: n and each level's metrics."""
+    return {k: summary.scores[k] for k in ("n", *LEVELS)}
 
 
 def _schemas(out: Path) -> dict:

@@ -94,6 +94,19 @@ def parse_header(text: str) -> dict:
     return yaml.safe_load(block)
 
 
+def _baseline_rows(baselines: dict) -> str:
+    rows = []
+    for method, splits in baselines.items():
+        for split, b in splits.items():
+            first, second = b["first_level"], b["second_level"]
+            rows.append(
+                f"| {method} | {split} | {b['n']:,} | {first['precision']:.1f} | "
+                f"{first['recall']:.1f} | {first['f1']:.1f} | {second['precision']:.1f} | "
+                f"{second['recall']:.1f} | {second['f1']:.1f} | {b['quad']['kl']:.2f} |"
+            )
+    return "\n".join(rows)
+
+
 def render(meta: dict, schemas: dict[str, pa.Schema], rows: dict[str, int], stats: dict) -> str:
     cfg = meta["config"]
     ev, art, ts, tl = cfg["events"], cfg["articles"], cfg["testset"], meta["timelines"]
@@ -189,6 +202,22 @@ GDELT records over the window ({stats["first_day"]} to {stats["last_day"]}), rul
 
 Per-day funnels, with the most frequent reasons, are the `funnel` table; `stats/` and
 `plots/` hold the relation distribution, the top country pairs and daily counts.
+
+## Baselines
+
+How hard the queries are, for forecasts that read only the events before each query's
+cutoff through the release's agent environment (gdelt-forecast's `pipeline/environment`),
+scored as MIRAI scores (precision, recall and F1 in percent, macro over queries; KL
+divergence of the quad-class distributions, lower is better):
+
+| method | split | queries | 1st P | 1st R | 1st F1 | 2nd P | 2nd R | 2nd F1 | KL quad |
+|---|---|---|---|---|---|---|---|---|---|
+{_baseline_rows(meta["baselines"])}
+
+`history`: the relations between the query's subject and object in the
+{cfg["baseline"]["window_days"]} days up to its cutoff; `frequency`: the
+{cfg["baseline"]["frequency_top"]} most frequent relations before its cutoff. Run them, or
+an LLM, with `gdelt-forecast baseline --release {meta["version"]}`.
 
 ## Tables
 

@@ -31,8 +31,15 @@ def planted(release: Path, tmp_path_factory) -> Path:  # noqa: F811 (the importe
     out = tmp_path_factory.mktemp("planted") / release.name
     shutil.copytree(release, out)
     for table, values in FUTURE_ROWS.items():
-        first = pq.read_table(sorted((out / table).glob("*.parquet"))[0])
-        row = first.slice(0, 1).to_pylist()[0] | values | {"date": FUTURE_DAY}
-        future = pa.Table.from_pylist([row], schema=first.schema)
-        pq.write_table(future, out / table / "z-future.parquet")
+        add_rows(out, table, [values | {"date": FUTURE_DAY}], "z-future")
     return out
+
+
+def add_rows(folder: Path, table: str, rows: list[dict], name: str) -> None:
+    """Write ``rows`` as ``<table>/<name>.parquet``: each a copy of the table's first row
+    with the given values, so every other column keeps a real value and the schema."""
+    first = pq.read_table(sorted((folder / table).glob("*.parquet"))[0])
+    template = first.slice(0, 1).to_pylist()[0]
+    table_rows = [template | row for row in rows]
+    pq.write_table(pa.Table.from_pylist(table_rows, schema=first.schema),
+                   folder / table / f"{name}.parquet")  # fmt: skip

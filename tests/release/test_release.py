@@ -267,3 +267,21 @@ def test_verify_catches_task_leakage(release, tmp_path):
     leak = f"answer {mcnc[-1]['target'][0]['text'][:60]!r} is in an earlier split"
     assert f"tasks/MCNC/test.parquet: {mcnc[-1]['id']}: {leak}" in problems
     assert len(problems) > 2 and all(p.endswith(leak) for p in problems[1:])  # every task
+
+
+def test_baselines_are_in_the_manifest_and_the_card(release):
+    """Every release says how hard it is: both baselines on both splits, with MIRAI's
+    metrics, in manifest.json and as the card's table (the demo has no history before its
+    one day, so both score zero there; tests/environment computes them on planted history)."""
+    manifest = json.loads((release / "manifest.json").read_text())
+    queries = manifest["testset"]["queries"]
+    subset = manifest["testset"]["subset"]
+    assert set(manifest["baselines"]) == {"history", "frequency"}
+    for method, splits in manifest["baselines"].items():
+        assert {s: b["n"] for s, b in splits.items()} == {"test": queries, "subset": subset}
+        for b in splits.values():
+            assert set(b) == {"n", "first_level", "second_level", "binary", "quad"}
+            assert set(b["quad"]) == {"precision", "recall", "f1", "kl"}
+        card = (release / "README.md").read_text()
+        assert f"| {method} | test | {queries:,} | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 |" in card
+    assert "## Baselines" in card and "gdelt-forecast baseline --release" in card

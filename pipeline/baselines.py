@@ -1,0 +1,90 @@
+"""Reference scores of a release's test set: forecasts that use nothing but the agent
+environment (:mod:`pipeline.environment`), so no baseline sees a row on or after its
+query's date, scored by MIRAI's metrics (:mod:`pipeline.testset.evaluate`).
+
+- ``history``: the second-level relations between the query's subject and object in the
+  ``baseline.window_days`` days up to its last visible day (its ``cutoff`` column);
+- ``frequency``: the ``baseline.frequency_top`` most frequent relations of all events
+  before the cutoff, whoever took part.
+
+A query of horizon h on day t sees the days up to t - h (its ``cutoff``): its environment
+opens with the cutoff the day after, one environment per distinct cutoff.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from pipeline.config import Config
+from pipeline.environment import CAMEOCode, Date, DateRange, Environment, ISOCode
+from pipeline.summary import StageSummary
+from pipeline.testset import evaluate
+
+METHODS = ("history", "frequency")
+SPLITS = {"test": "testset/queries.parquet", "subset": "testset/subset.parquet"}
+
+
+def _by_first_level(codes: list[str]) -> dict[str, list[str]]:
+    """A prediction in the answers' shape: first-level code -> its second-level codes."""
+    prediction: dict[str, list[str]] = {}
+    for code in sorted(codes):
+        prediction.setdefault(code[:2], []).append(code)
+    return prediction
+
+
+def history(env: Environment, cfg: Config, subject: str, obj: str, last: date) -> dict:
+    first = last - timedelta(days=cfg.baseline.window_days - 1)
+    seen = env.get_relation_distribution(
+        DateRange(Date(first.isoformat()), Date(last.isoformat())), [ISOCode(subject)],
+        [ISOCode(obj)],
+    )  # fmt: skip
+    return _by_first_level([code.code for code in seen])
+
+
+def frequency(env: Environment, cfg: Config, subject: str, obj: str, last: date) -> dict:
+    top: list[CAMEOCode] = list(env.get_relation_distribution())[: cfg.baseline.frequency_top]
+    return _by_first_level([code.code for code in top])
+
+
+PREDICT = {"history": history, "frequency": frequency}
+
+
+@dataclass
+class Summary(StageSummary):
+    release: str
+    method: str
+    split: str
+    queries: int
+    scores: dict = field(repr=False)
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        first, second = self.scores["first_level"], self.scores["second_level"]
+        return (
+            f"baseline {self.method} on {self.split} ({self.queries} queries): 1st-level "
+            f"P/R/F1 {first['precision']:.1f}/{first['recall']:.1f}/{first['f1']:.1f}, "
+            f"2nd-level {second['precision']:.1f}/{second['recall']:.1f}/{second['f1']:.1f}, "
+            f"KL(quad) {self.scores['quad']['kl']:.2f} ({self.seconds:.1f} s)"
+        )
+
+
+def run_baseline(folder: Path, method: str, cfg: Config, split: str = "test") -> Summary:
+    """Forecast every query of ``split`` with ``method`` and score the forecasts."""
+    t0 = time.monotonic()
+    path = folder / SPLITS[split]
+    rows = pq.read_table(path, columns=["query_id", "subject", "object", "cutoff"]).to_pylist()
+    predictions: dict[str, dict] = {}
+    for cutoff in sorted({r["cutoff"] for r in rows}):
+        # No fuzzy look-ups here, so no embedding model: a release being written has no
+        # manifest yet to name one.
+        with Environment(folder, cutoff + timedelta(days=1), embed=None) as env:
+            for r in (r for r in rows if r["cutoff"] == cutoff):
+                predictions[r["query_id"]] = PREDICT[method](env, cfg, r["subject"],
+                                                             r["object"], cutoff)  # fmt: skip
+    scores = evaluate.score(evaluate.load_queries(path), predictions)
+    return Summary(folder.name, method, split, len(rows), scores, time.monotonic() - t0)

@@ -1,0 +1,125 @@
+"""The history and frequency baselines against a hand computation on the demo release with
+planted past events, and a planted future that would change both if they could see it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import date
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.baselines import run_baseline
+from pipeline.cli import main
+from pipeline.config import load_config
+from tests.environment.conftest import add_rows
+
+# Past events (all before the demo's queries of 2025-08-07, whose cutoff is 2025-08-06):
+# relation 010 four times, 042 three, 043 twice, 036 once; BRA->CHN has 042 and 043 inside
+# the 30-day window and 036 outside it. JPN, KOR, AUS and NZL pairs are no demo query's.
+PAST = [
+    ("2025-08-01", "BRA", "042", "CHN"), ("2025-08-03", "BRA", "043", "CHN"),
+    ("2025-07-01", "BRA", "036", "CHN"), ("2025-08-02", "JPN", "042", "KOR"),
+    ("2025-08-02", "AUS", "042", "NZL"), ("2025-08-04", "JPN", "043", "KOR"),
+    ("2025-08-05", "JPN", "010", "KOR"), ("2025-08-05", "KOR", "010", "JPN"),
+    ("2025-08-06", "AUS", "010", "NZL"), ("2025-08-06", "NZL", "010", "AUS"),
+]  # fmt: skip
+# The future: BRA->CHN fighting (190) on the query day and after, ten times over.
+FUTURE = [(f"2025-08-{d:02d}", "BRA", "190", "CHN") for d in (7, 8, 9, 10, 11, 12, 13, 14, 15, 16)]
+
+
+def _plant(folder: Path, events: list[tuple], name: str) -> None:
+    quads, links = [], []
+    for n, (day, head, relation, tail) in enumerate(events):
+        quad_id, when = f"{name}-{n}", date.fromisoformat(day)
+        quads.append({"date": when, "head": head, "relation": relation, "tail": tail,
+                      "quad_id": quad_id})  # fmt: skip
+        links.append({"date": when, "quad_id": quad_id})
+    add_rows(folder, "quads", quads, name)
+    add_rows(folder, "quad_docs", links, name)
+
+
+def _copy_with(base: Path, events: list[tuple], name: str, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp(name) / base.name
+    shutil.copytree(base, out)
+    _plant(out, events, name)
+    return out
+
+
+@pytest.fixture(scope="module")
+def with_past(release, tmp_path_factory) -> Path:
+    return _copy_with(release, PAST, "past", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def with_future(with_past, tmp_path_factory) -> Path:
+    return _copy_with(with_past, FUTURE, "future", tmp_path_factory)
+
+
+def _answers(folder: Path) -> list[dict]:
+    columns = ["subject", "object", "answer"]
+    rows = pq.read_table(folder / "testset/queries.parquet", columns=columns).to_pylist()
+    return [r | {"answer": json.loads(r["answer"])} for r in rows]
+
+
+def _prf(predicted: set, gold: set) -> tuple[float, float]:
+    hit = len(predicted & gold)
+    return (100 * hit / len(predicted) if predicted else 0.0,
+            100 * hit / len(gold) if gold else 0.0)  # fmt: skip
+
+
+def _expected(folder: Path, predict) -> dict:
+    """Macro P and R at both levels, computed here from the answers by hand."""
+    sums = {"p1": 0.0, "r1": 0.0, "p2": 0.0, "r2": 0.0}
+    answers = _answers(folder)
+    for q in answers:
+        codes = predict(q["subject"], q["object"])
+        gold2 = {c for codes in q["answer"].values() for c in codes}
+        p1, r1 = _prf({c[:2] for c in codes}, set(q["answer"]))
+        p2, r2 = _prf(set(codes), gold2)
+        for key, value in zip(sums, (p1, r1, p2, r2), strict=True):
+            sums[key] += value
+    return {k: v / len(answers) for k, v in sums.items()}
+
+
+def _got(summary) -> dict:
+    s = summary.scores
+    return {"p1": s["first_level"]["precision"], "r1": s["first_level"]["recall"],
+            "p2": s["second_level"]["precision"], "r2": s["second_level"]["recall"]}  # fmt: skip
+
+
+def test_history_and_frequency_equal_a_hand_computation(with_past):
+    cfg = load_config()
+    assert cfg.baseline.window_days == 30 and cfg.baseline.frequency_top == 3
+    history = run_baseline(with_past, "history", cfg)
+    window = {("BRA", "CHN"): {"042", "043"}}  # 036 (2025-07-01) is outside the window
+    expected = _expected(with_past, lambda s, o: window.get((s, o), set()))
+    assert _got(history) == pytest.approx(expected) and expected["p1"] > 0
+    frequency = run_baseline(with_past, "frequency", cfg)
+    top = {"010", "042", "043"}  # 4, 3 and 2 events; 036 has one
+    assert _got(frequency) == pytest.approx(_expected(with_past, lambda s, o: top))
+    assert history.queries == frequency.queries == len(_answers(with_past))
+
+
+def test_a_planted_future_changes_no_baseline(with_past, with_future):
+    cfg = load_config()
+    for method in ("history", "frequency"):
+        before = run_baseline(with_past, method, cfg).scores
+        after = run_baseline(with_future, method, cfg).scores
+        assert after == before, method
+    # The plant is real: a cutoff after it sees BRA->CHN 190 ten times.
+    from pipeline.environment import ISOCode, open_environment
+
+    with open_environment(with_future, "2025-08-20") as env:
+        assert env.count_events(head_entities=[ISOCode("BRA")], relations=None) >= 10
+
+
+def test_the_cli_prints_and_writes_json(with_past, capsys):
+    assert main(["baseline", "--release", str(with_past), "--method", "frequency",
+                 "--split", "subset", "--json"]) == 0  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    assert out["method"] == "frequency" and out["split"] == "subset" and out["queries"] == 2
+    assert main(["baseline", "--release", str(with_past / "missing")]) == 1
+    assert "no release at" in capsys.readouterr().err
