@@ -200,6 +200,12 @@ class ReleaseConfig(_Section):
         "OPENAI_API_KEY", description="Environment variable holding embedding_url's API key."
     )
     top_pairs: int = Field(20, ge=1, description="Country pairs listed in stats and plots.")
+    tkg_valid_days: int = Field(
+        30,
+        ge=0,
+        description="tkg/: quads of this many days before the test month are `valid`, "
+        "earlier ones `train`, the month's own `test`.",
+    )
     memory_limit: str = Field(
         "1GB",
         pattern=r"^\d+(\.\d+)?\s*[KMGT]i?B$",

@@ -40,6 +40,7 @@ from pipeline.parquet_io import write_parquet
 from pipeline.reference import tables as reference
 from pipeline.release import card, croissant, export, manifest, mirai_info, stats
 from pipeline.release.layout import TABLES
+from pipeline.release.tkg import write_tkg
 from pipeline.summary import StageSummary
 from pipeline.tasks.build import build_tasks
 from pipeline.tasks.cut import SPLITS
@@ -162,6 +163,8 @@ def _write(
     write_parquet(reference.relations(), out / "reference" / "relations.parquet")
     write_parquet(reference.countries(), out / "reference" / "countries.parquet")
     slots = _gdelt_slots(cfg, start, last, out / "gdelt" / "slots.parquet")
+    log.info("release %s: tkg/ quadruple files", version)
+    tkg = write_tkg(out, start, month_range(month)[0], cfg.release.tkg_valid_days)
     log.info("release %s: test set", version)
     testset = build_testset(cfg, month, out / "testset", out / "mirai" / "MIRAI")
     log.info("release %s: complex events and timelines", version)
@@ -196,6 +199,7 @@ def _write(
         "funnel": headline["funnel"],
         "embeddings": embeddings,
         "baselines": baselines,
+        "tkg": tkg,
         "testset": {
             "queries": testset.queries,
             "rows": testset.rows,
@@ -231,8 +235,8 @@ def _write(
     manifest.write_json(out / manifest.MANIFEST, {
         "name": meta["name"], "version": version, "created": created, **{
             k: meta[k] for k in ("code_version", "month", "history", "config", "gdelt",
-                                 "funnel", "embeddings", "baselines", "testset", "timelines",
-                                 "tasks")
+                                 "funnel", "embeddings", "baselines", "tkg", "testset",
+                                 "timelines", "tasks")
         }, "files": files,
     })  # fmt: skip
     return rows

@@ -126,7 +126,7 @@ def render(meta: dict, schemas: dict[str, pa.Schema], rows: dict[str, int], stat
         for t in TABLES
         if t.name in schemas
     )
-    emb = meta["embeddings"]
+    emb, tkg = meta["embeddings"], meta["tkg"]
     return f"""---
 {top}---
 
@@ -223,6 +223,18 @@ an LLM, with `gdelt-forecast baseline --release {meta["version"]}`.
 
 {tables}
 {_empty_note(empty)}
+
+## Temporal KG files
+
+`tkg/` holds the quadruples in RE-Net's layout, which RE-GCN's `RGCNLinkDataset.load`
+(and RE-Net, TiRGN or TLogic loaders of the GDELT and ICEWS18 benchmarks) read:
+`train.txt` ({tkg["train"]:,} lines), `valid.txt` ({tkg["valid"]:,}) and `test.txt`
+({tkg["test"]:,}), each line `s<TAB>r<TAB>o<TAB>t<TAB>0`; `entity2id.txt` ({tkg["entities"]:,}
+ISO codes) and `relation2id.txt` ({tkg["relations"]:,} second-level CAMEO codes), each line
+`name<TAB>id` with ids from 0 in code order (every reference country and code, so an id
+means the same code in every release); `stat.txt`, the two counts. `t` is the day index,
+{tkg["t"]} (day 0). Every row of `quads` is one line of exactly one file: `test` is the test
+month, `valid` the {cfg["release"]["tkg_valid_days"]} days before it, `train` the rest.
 
 ## MIRAI's info folder
 

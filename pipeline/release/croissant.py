@@ -141,6 +141,13 @@ def croissant(release_dir: Path, meta: dict, files: list[dict]) -> dict:
         record_sets.append(
             _node("cr:RecordSet", table.name, description=table.description, field=fields)
         )
+    # tkg/'s text files (RE-Net's headerless layout, described by the card) travel as files.
+    distribution += [
+        _node("cr:FileObject", f["path"], contentUrl=f["path"],
+              encodingFormat="text/tab-separated-values", contentSize=f"{f['bytes']} B",
+              sha256=f["sha256"])
+        for f in sorted(files, key=lambda f: f["path"]) if f["path"].startswith("tkg/")
+    ]  # fmt: skip
     dataset = {
         "@context": CONTEXT,
         "@type": "sc:Dataset",

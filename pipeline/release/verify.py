@@ -8,14 +8,16 @@ queries, no table of the database and no complex event holds a row dated outside
 release's history (which ends on the test month's last day), no atomic event is dated
 after it, and the tasks keep theirs (``pipeline.tasks.leakage``: no background event after
 its cut, no answer in an earlier split's backgrounds), each record in its task's and
-split's file.
+split's file. ``tkg/`` decodes, line by line as RE-GCN reads it, to exactly the rows of
+``quads``, each in the split its date says, with ids from 0 without gaps.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import json
-from datetime import date
+from collections import Counter
+from datetime import date, timedelta
 from pathlib import Path
 
 import duckdb
@@ -45,7 +47,8 @@ def verify(root: Path) -> list[str]:
     if problems:  # tables that fail their checksum are not worth reading further
         return problems
     problems += _schemas(root, listed)
-    return problems or _leakage(root, manifest, listed) + _task_leakage(root, listed)
+    return problems or (_leakage(root, manifest, listed) + _task_leakage(root, listed)
+                        + _tkg(root, manifest))  # fmt: skip
 
 
 def _files(root: Path, listed: dict[str, dict]) -> list[str]:
@@ -143,3 +146,52 @@ def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
     paths = {r["id"]: f"tasks/{r['task']}/{r['split']}.parquet" for r in rows}
     problems += [f"{paths[i]}: {i}: {why}" for i, why in sorted(leakage.leaked(rows).items())]
     return problems
+
+
+def _tkg(root: Path, manifest: dict) -> list[str]:
+    if "tkg" not in manifest:  # a release from before tkg/
+        return []
+    folder = root / "tkg"
+    try:
+        names = {kind: _ids(folder / f"{kind}2id.txt") for kind in ("entity", "relation")}
+        stat = (folder / "stat.txt").read_text(encoding="utf-8").split()
+        lines = {split: [tuple(int(v) for v in line.split("\t"))
+                         for line in (folder / f"{split}.txt").read_text().splitlines()]
+                 for split in ("train", "valid", "test")}  # fmt: skip
+    except (OSError, ValueError) as exc:
+        return [f"tkg/: unreadable ({exc})"]
+    problems = []
+    for kind, ids in names.items():
+        if sorted(ids) != list(range(len(ids))):
+            problems.append(f"tkg/{kind}2id.txt: ids are not 0..{len(ids) - 1} without gaps")
+    if stat != [str(len(names["entity"])), str(len(names["relation"]))]:
+        problems.append(f"tkg/stat.txt: {stat}, the lists hold {len(names['entity'])} "
+                        f"entities and {len(names['relation'])} relations")  # fmt: skip
+    start = date.fromisoformat(manifest["history"]["start"])
+    first, _ = month_range(manifest["month"])
+    valid_from = first - timedelta(days=manifest["config"]["release"]["tkg_valid_days"])
+    decoded: Counter = Counter()
+    for split, rows in lines.items():
+        for s, r, o, t, _ in rows:
+            day = start + timedelta(days=t)
+            where = "test" if day >= first else "valid" if day >= valid_from else "train"
+            if where != split:
+                problems.append(f"tkg/{split}.txt: a quad of {day} belongs in {where}.txt")
+                break
+            try:
+                decoded[(day, names["entity"][s], names["relation"][r], names["entity"][o])] += 1
+            except KeyError:
+                problems.append(f"tkg/{split}.txt: ids {s} {r} {o} are not in the lists")
+                break
+    table = pq.read_table(root / "quads", columns=["date", "head", "relation", "tail"])
+    quads = Counter(tuple(row.values()) for row in table.to_pylist())
+    if decoded != quads:
+        problems.append(f"tkg/: {sum((quads - decoded).values())} quads of quads/ have no "
+                        f"line, {sum((decoded - quads).values())} lines match no quad")  # fmt: skip
+    return problems
+
+
+def _ids(path: Path) -> dict[int, str]:
+    """``name<TAB>id`` lines as RE-GCN's ``_read_dictionary`` reads them: id -> name."""
+    pairs = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
+    return {int(i): name for name, i in pairs}

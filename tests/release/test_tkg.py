@@ -1,0 +1,88 @@
+"""The release's tkg/ folder: RE-Net's layout, read here as RE-GCN's loader reads it
+(tab-split lines, int ids), mapping one to one onto the release's quads, each quad in the
+split its date says."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import date, timedelta
+
+import pyarrow.parquet as pq
+
+from pipeline.release import verify
+from pipeline.release.tkg import write_tkg
+from tests.environment.conftest import add_rows
+
+
+def _read(folder):
+    """RE-GCN's _read_dictionary and _read_triplets_as_list, over the three splits."""
+    ids = {}
+    for kind in ("entity", "relation"):
+        lines = (folder / f"{kind}2id.txt").read_text().splitlines()
+        ids[kind] = {int(i): name for name, i in (line.split("\t") for line in lines)}
+    splits = {
+        split: [[int(v) for v in line.strip().split("\t")]
+                for line in (folder / f"{split}.txt").read_text().splitlines()]
+        for split in ("train", "valid", "test")
+    }  # fmt: skip
+    return ids, splits
+
+
+def _decoded(folder, start: date) -> dict[str, set]:
+    ids, splits = _read(folder)
+    return {split: {(start + timedelta(days=t), ids["entity"][s], ids["relation"][r],
+                     ids["entity"][o]) for s, r, o, t, zero in rows if zero == 0}
+            for split, rows in splits.items()}  # fmt: skip
+
+
+def _quads(release) -> list[tuple]:
+    table = pq.read_table(release / "quads", columns=["date", "head", "relation", "tail"])
+    return [tuple(r.values()) for r in table.to_pylist()]
+
+
+def test_tkg_maps_one_to_one_onto_the_quads(release):
+    manifest = json.loads((release / "manifest.json").read_text())
+    folder = release / "tkg"
+    ids, splits = _read(folder)
+    assert sorted(ids["entity"]) == list(range(len(ids["entity"]))) == list(range(250))
+    assert sorted(ids["relation"]) == list(range(len(ids["relation"])))
+    assert (folder / "stat.txt").read_text() == f"{len(ids['entity'])}\t{len(ids['relation'])}\n"
+    assert all(len(code) == 3 for code in ids["relation"].values())
+    decoded = _decoded(folder, date.fromisoformat(manifest["history"]["start"]))
+    quads = _quads(release)
+    assert sum(len(rows) for rows in splits.values()) == len(quads) == len(set(quads)) > 0
+    assert decoded["test"] == set(quads) and not decoded["train"] and not decoded["valid"]
+    assert manifest["tkg"] | {"t": None} == {"entities": 250, "relations": len(ids["relation"]),
+                                             "train": 0, "valid": 0, "test": len(quads),
+                                             "t": None}  # fmt: skip
+    assert "`tkg/` holds the quadruples in RE-Net's layout" in (release / "README.md").read_text()
+
+
+def test_quads_fall_in_the_split_their_date_says(release, tmp_path):
+    out = tmp_path / release.name
+    shutil.copytree(release, out)
+    planted = [("2025-06-30", "train"), ("2025-07-01", "train"), ("2025-07-02", "valid"),
+               ("2025-07-31", "valid"), ("2025-08-01", "test")]  # fmt: skip
+    rows = [{"date": date.fromisoformat(d), "head": "JPN", "relation": "042", "tail": "KOR",
+             "quad_id": d} for d, _ in planted]  # fmt: skip
+    add_rows(out, "quads", rows, "planted")
+    counts = write_tkg(out, date(2025, 1, 1), date(2025, 8, 1), valid_days=30)
+    decoded = _decoded(out / "tkg", date(2025, 1, 1))
+    for day, split in planted:
+        assert (date.fromisoformat(day), "JPN", "042", "KOR") in decoded[split], day
+    assert counts["train"] == 2 and counts["valid"] == 2
+    assert counts["test"] == len(_quads(out)) - 4
+
+
+def test_verify_catches_a_quad_without_its_line(release, tmp_path):
+    out = tmp_path / release.name
+    shutil.copytree(release, out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert verify._tkg(out, manifest) == []
+    lines = (out / "tkg/test.txt").read_text().splitlines()
+    (out / "tkg/test.txt").write_text("\n".join(lines[1:]) + "\n")
+    assert verify._tkg(out, manifest) == ["tkg/: 1 quads of quads/ have no line, 0 lines "
+                                          "match no quad"]  # fmt: skip
+    (out / "tkg/valid.txt").write_text(lines[0] + "\n")  # an August quad filed as valid
+    assert "belongs in test.txt" in verify._tkg(out, manifest)[0]
