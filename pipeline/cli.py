@@ -44,7 +44,7 @@ def _tables(text: str) -> list[str]:
     return tables
 
 
-BASELINE_METHODS = ["history", "frequency"]  # pipeline.baselines.METHODS, kept light here
+BASELINE_METHODS = ["history", "frequency", "llm"]  # pipeline.baselines.ALL_METHODS
 METHOD_HELP = "sets timelines.method: extractive (no model) or llm (the llm server)"
 
 
@@ -350,7 +350,8 @@ def _baseline(args: argparse.Namespace, cfg: Config) -> int:
     from pipeline.baselines import run_baseline
     from pipeline.environment import release_folder
 
-    summary = run_baseline(release_folder(args.release, cfg), args.method, cfg, args.split)
+    folder = release_folder(args.release, cfg)
+    summary = run(run_baseline, cfg, folder, args.method, args.split)
     if args.json:
         print(json.dumps(summary.to_dict(), indent=2, default=str))
     else:

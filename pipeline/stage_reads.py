@@ -59,6 +59,7 @@ _READS: dict[str, Callable[..., list[str]]] = {
     "pipeline.timelines.build.build_timelines": lambda cfg, *_: [LLM_CACHE],
     "pipeline.tasks.build.build_tasks": lambda cfg, month, *_: [f"timelines/{month}", LLM_CACHE],
     "pipeline.tasks.evaluate.evaluate_tasks": lambda cfg, *_: [LLM_CACHE],
+    "pipeline.baselines.run_baseline": lambda cfg, *_: [LLM_CACHE],
     # The names of the releases there are (a new version takes the next free one) and LATEST.
     "pipeline.release.build.build_release": lambda cfg, *_: [
         LEDGER,

@@ -174,7 +174,7 @@ def _write(
     log.info("release %s: MIRAI's info folder (embeddings)", version)
     embeddings = mirai_info.write_info(cfg, out / "mirai" / "info")
     log.info("release %s: baselines", version)
-    baselines = {m: {s: _figures(run_baseline(out, m, cfg, s)) for s in BASELINE_SPLITS}
+    baselines = {m: {s: _figures(run_baseline(cfg, out, m, s)) for s in BASELINE_SPLITS}
                  for m in BASELINES}  # fmt: skip
     schemas = _schemas(out)
     with duckdb.connect() as con:

@@ -93,11 +93,11 @@ def _got(summary) -> dict:
 def test_history_and_frequency_equal_a_hand_computation(with_past):
     cfg = load_config()
     assert cfg.baseline.window_days == 30 and cfg.baseline.frequency_top == 3
-    history = run_baseline(with_past, "history", cfg)
+    history = run_baseline(cfg, with_past, "history")
     window = {("BRA", "CHN"): {"042", "043"}}  # 036 (2025-07-01) is outside the window
     expected = _expected(with_past, lambda s, o: window.get((s, o), set()))
     assert _got(history) == pytest.approx(expected) and expected["p1"] > 0
-    frequency = run_baseline(with_past, "frequency", cfg)
+    frequency = run_baseline(cfg, with_past, "frequency")
     top = {"010", "042", "043"}  # 4, 3 and 2 events; 036 has one
     assert _got(frequency) == pytest.approx(_expected(with_past, lambda s, o: top))
     assert history.queries == frequency.queries == len(_answers(with_past))
@@ -106,8 +106,8 @@ def test_history_and_frequency_equal_a_hand_computation(with_past):
 def test_a_planted_future_changes_no_baseline(with_past, with_future):
     cfg = load_config()
     for method in ("history", "frequency"):
-        before = run_baseline(with_past, method, cfg).scores
-        after = run_baseline(with_future, method, cfg).scores
+        before = run_baseline(cfg, with_past, method).scores
+        after = run_baseline(cfg, with_future, method).scores
         assert after == before, method
     # The plant is real: a cutoff after it sees BRA->CHN 190 ten times.
     from pipeline.environment import ISOCode, open_environment
@@ -123,3 +123,49 @@ def test_the_cli_prints_and_writes_json(with_past, capsys):
     assert out["method"] == "frequency" and out["split"] == "subset" and out["queries"] == 2
     assert main(["baseline", "--release", str(with_past / "missing")]) == 1
     assert "no release at" in capsys.readouterr().err
+
+
+def test_the_llm_baseline_asks_mirais_direct_prompt_and_scores_the_answers(with_past, tmp_path):
+    """Against a scripted server: one chat per query with MIRAI's Direct IO prompts; a JSON
+    answer, a "Final Answer:" text and an error (nothing predicted) are scored as such; the
+    calls are logged and a re-run is answered from the cache."""
+    from tests.llm.scripted import ScriptedServer, answer, error, llm_config
+
+    server = ScriptedServer()
+    try:
+        answers = {r["subject"] + r["object"]: r["answer"] for r in _answers(with_past)}
+        queries = pq.read_table(with_past / "testset/queries.parquet").to_pylist()
+        by_prompt = {}
+        for n, q in enumerate(queries):
+            prompt = (f"Query: Please forecast the relations that {q['subject_name']} will take "
+                      f"towards {q['object_name']} on {q['date_nlp']} based on historical "
+                      f"information up to {q['cutoff_nlp']}. I.e. forecast the relation CAMEO "
+                      f"codes in query event Event(date={q['date']}, head_entity=ISOCode("
+                      f"{q['subject']}), relation=CAMEOCode(?), tail_entity=ISOCode("
+                      f"{q['object']})).\nFinal Answer:")  # fmt: skip
+            gold = answers[q["subject"] + q["object"]]
+            by_prompt[prompt] = gold
+            if n == 0:
+                server.script[prompt] = [error(500)]  # fails every retry: predicts nothing
+            elif n == 1:
+                server.script[prompt] = [answer(f"Final Answer: {json.dumps(gold)}")]
+            else:
+                server.script[prompt] = [answer(gold)]
+        cfg = llm_config(server, tmp_path / "data")
+        summary = run_baseline(cfg, with_past, "llm")
+        assert set(server.prompts()) == set(by_prompt)  # exactly MIRAI's query prompt, filled
+        system = server.requests[0]["messages"][0]["content"]
+        assert system.startswith("You are an expert in forecasting future events")
+        assert '{"01": ["010", "011", "012"], "02": ["020", "023"]}' in system
+        n = len(queries)
+        assert summary.queries == n and summary.llm["failed"] == 1
+        assert summary.scores["second_level"]["recall"] == pytest.approx(100 * (n - 1) / n)
+        calls = pq.read_table(cfg.data_root / "baselines" / with_past.name /
+                              "llm_calls.parquet").to_pylist()  # fmt: skip
+        assert sorted(c["status"] for c in calls)[:3] == ["failed", "fallback", "ok"]
+        sent = len(server.requests)
+        again = run_baseline(cfg, with_past, "llm")
+        assert again.llm["cache_hits"] == n - 1 and again.scores == summary.scores
+        assert len(server.requests) > sent  # only the failed one is asked again
+    finally:
+        server.stop()

@@ -5,7 +5,12 @@ query's date, scored by MIRAI's metrics (:mod:`pipeline.testset.evaluate`).
 - ``history``: the second-level relations between the query's subject and object in the
   ``baseline.window_days`` days up to its last visible day (its ``cutoff`` column);
 - ``frequency``: the ``baseline.frequency_top`` most frequent relations of all events
-  before the cutoff, whoever took part.
+  before the cutoff, whoever took part;
+- ``llm``: MIRAI's Direct IO agent, the model's answer to the query alone (no tools, no
+  data), with the prompts of MIRAI's appendix K (``prompts/mirai-direct-v1``), through the
+  LLM client of the timelines (cache, retries, ``llm_calls.parquet`` under
+  ``<data_root>/baselines/<release>/``). Releases carry the other two only: this one needs
+  a server and a model, and says more about the model than about the test set.
 
 A query of horizon h on day t sees the days up to t - h (its ``cutoff``): its environment
 opens with the cutoff the day after, one environment per distinct cutoff.
@@ -25,7 +30,12 @@ from pipeline.environment import CAMEOCode, Date, DateRange, Environment, ISOCod
 from pipeline.summary import StageSummary
 from pipeline.testset import evaluate
 
-METHODS = ("history", "frequency")
+METHODS = ("history", "frequency")  # the ones every release runs
+ALL_METHODS = (*METHODS, "llm")
+PROMPTS = Path(__file__).parent / "prompts" / "mirai-direct-v1"
+# Any JSON object: the answer is MIRAI's dict of first-level -> second-level codes, which
+# the scorer reads and checks (invalid codes are counted, not trusted).
+ANSWER_SCHEMA = {"type": "object"}
 SPLITS = {"test": "testset/queries.parquet", "subset": "testset/subset.parquet"}
 
 
@@ -62,21 +72,28 @@ class Summary(StageSummary):
     queries: int
     scores: dict = field(repr=False)
     seconds: float = 0.0
+    llm: dict | None = None  # the llm method's call counts and tokens
 
     def line(self) -> str:
         first, second = self.scores["first_level"], self.scores["second_level"]
+        calls = f"; {self.llm['calls']} llm calls, {self.llm['failed']} failed" if self.llm else ""
         return (
             f"baseline {self.method} on {self.split} ({self.queries} queries): 1st-level "
             f"P/R/F1 {first['precision']:.1f}/{first['recall']:.1f}/{first['f1']:.1f}, "
             f"2nd-level {second['precision']:.1f}/{second['recall']:.1f}/{second['f1']:.1f}, "
-            f"KL(quad) {self.scores['quad']['kl']:.2f} ({self.seconds:.1f} s)"
+            f"KL(quad) {self.scores['quad']['kl']:.2f}{calls} ({self.seconds:.1f} s)"
         )
 
 
-def run_baseline(folder: Path, method: str, cfg: Config, split: str = "test") -> Summary:
+def run_baseline(cfg: Config, folder: Path, method: str, split: str = "test") -> Summary:
     """Forecast every query of ``split`` with ``method`` and score the forecasts."""
     t0 = time.monotonic()
     path = folder / SPLITS[split]
+    if method == "llm":
+        predictions, llm = _llm(folder, path, cfg)
+        scores = evaluate.score(evaluate.load_queries(path), predictions)
+        return Summary(folder.name, method, split, len(predictions), scores,
+                       time.monotonic() - t0, llm)  # fmt: skip
     rows = pq.read_table(path, columns=["query_id", "subject", "object", "cutoff"]).to_pylist()
     predictions: dict[str, dict] = {}
     for cutoff in sorted({r["cutoff"] for r in rows}):
@@ -88,3 +105,40 @@ def run_baseline(folder: Path, method: str, cfg: Config, split: str = "test") ->
                                                              r["object"], cutoff)  # fmt: skip
     scores = evaluate.score(evaluate.load_queries(path), predictions)
     return Summary(folder.name, method, split, len(rows), scores, time.monotonic() - t0)
+
+
+def _read_answer(text: str) -> dict:
+    """A prediction from an answer that is not plain JSON ("Final Answer: {...}")."""
+    prediction = evaluate.parse_prediction(text)
+    if prediction is None:
+        raise ValueError("no prediction dict in the answer")
+    return prediction
+
+
+def _llm(folder: Path, path: Path, cfg: Config) -> tuple[dict[str, object], dict]:
+    """MIRAI's Direct IO: one chat per query, the answer dict as the prediction (a failed
+    call predicts nothing, as an unparseable answer scores in MIRAI)."""
+    from pipeline.llm.batch import run, summarize
+    from pipeline.llm.calls import write_calls
+    from pipeline.llm.request import Request
+
+    system = (PROMPTS / "system.txt").read_text(encoding="utf-8").strip().format()
+    query = (PROMPTS / "query.txt").read_text(encoding="utf-8").strip()
+    columns = ["query_id", "date", "subject", "subject_name", "object", "object_name",
+               "date_nlp", "cutoff_nlp"]  # fmt: skip
+    requests = [
+        Request(r["query_id"], "direct", [
+            {"role": "system", "content": system},
+            {"role": "user", "content": query.format(
+                actor1_name=r["subject_name"], actor2_name=r["object_name"],
+                future_date_nlp=r["date_nlp"], current_date_nlp=r["cutoff_nlp"],
+                future_date=r["date"].isoformat(), actor1_code=r["subject"],
+                actor2_code=r["object"])},
+        ], ANSWER_SCHEMA, "forecast", _read_answer)
+        for r in pq.read_table(path, columns=columns).to_pylist()
+    ]  # fmt: skip
+    t0 = time.monotonic()
+    results = run(cfg, requests)
+    write_calls(cfg.data_root / "baselines" / folder.name / "llm_calls.parquet", results)
+    predictions = {r.key: r.answer or {} for r in results}
+    return predictions, summarize(results, time.monotonic() - t0).to_dict()

@@ -1,0 +1,237 @@
+"""Benchmark: the agent environment (``pipeline.environment``) against MIRAI's own
+``APIs/api_implementation.py`` on the same release, in the same run.
+
+The release is bench_release's synthetic month (60,000 quads over 2025-08, with its news,
+quad_docs and MIRAI's data_kg.csv / data_news.csv); it is built with ``bench_release.py
+--repeat 1`` when <workdir>/release/releases has none (or with ``--rebuild``). Each side
+runs in a fresh process:
+
+- **open**: ours is ``open_environment(release, cutoff)``; MIRAI's is importing its module,
+  which reads the two CSVs into pandas and the info folder, from a folder laid out as its
+  ``./../data`` expects, with ``DEFAULT_END_DATE`` set to the day before our cutoff;
+- **calls**: each function with typical arguments (the month's most active country pair,
+  the last 30 days, first-level relation 04, keyword "trade", a text description), repeated
+  ``--calls`` times or until 20 s have passed: p50 and p95 of the wall time per call;
+- **peak RSS**: ru_maxrss after the calls that need no embedding model ("data"), and at the
+  end, after the fuzzy look-ups have loaded all-MiniLM-L6-v2 ("all"), which both sides load
+  alike (MIRAI's ``openai.Embedding.create`` answers with that model, see
+  tests/environment/test_against_mirai.py for the two shims).
+
+Targets: every per-call p50 no slower than MIRAI's; open time and peak RSS (data) a fifth of
+MIRAI's or less. MIRAI's code comes from ``--mirai`` or $MIRAI_REPO (a checkout of
+yecchen/MIRAI, never part of this repository); without it, ours is measured alone.
+
+Run: ``python bench/bench_environment.py [--workdir bench-data] [--mirai PATH] [--calls 20]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import types
+from datetime import date, timedelta
+from pathlib import Path
+
+from harness import verdict
+
+REPO = Path(__file__).resolve().parents[1]
+CUTOFF = date(2025, 8, 31)  # every day of the synthetic August is visible
+BUDGET_S = 20.0
+
+
+def release_path(workdir: Path, rebuild: bool) -> Path:
+    releases = workdir / "release" / "releases"
+    if rebuild or not (releases / "LATEST").exists():
+        cmd = [sys.executable, str(REPO / "bench/bench_release.py"), "--repeat", "1",
+               "--workdir", str(workdir)]  # fmt: skip
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return releases / (releases / "LATEST").read_text().strip()
+
+
+def _rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _busiest_pair(release: Path) -> tuple[str, str]:
+    import duckdb
+
+    return duckdb.execute(
+        f"SELECT head, tail FROM read_parquet('{release}/quads/*.parquet') "
+        "GROUP BY ALL ORDER BY count(*) DESC, head, tail LIMIT 1"
+    ).fetchone()
+
+
+def _calls(api, t, pair: tuple[str, str]) -> list[tuple[str, bool, object]]:
+    """(name, needs embeddings, zero-argument callable) for each function, typical args."""
+    last = CUTOFF - timedelta(days=1)
+    days = t.DateRange(start_date=t.Date((last - timedelta(days=29)).isoformat()),
+                       end_date=t.Date(last.isoformat()))  # fmt: skip
+    head, tail = [t.ISOCode(pair[0])], [t.ISOCode(pair[1])]
+    rel = [t.CAMEOCode("04")]
+    title = api.get_news_articles(date_range=days, head_entities=head)[0]
+    return [
+        ("count_events", False, lambda: api.count_events(date_range=days, head_entities=head,
+                                                         relations=list(rel))),
+        ("get_events", False, lambda: api.get_events(date_range=days, head_entities=head,
+                                                     tail_entities=tail)),
+        ("get_events(text)", False, lambda: api.get_events(
+            date_range=days, head_entities=head, text_description="trade agreement talks")),
+        ("get_entity_distribution", False, lambda: api.get_entity_distribution(
+            date_range=days, involved_relations=list(rel), interacted_entities=head)),
+        ("get_relation_distribution", False, lambda: api.get_relation_distribution(
+            date_range=days, head_entities=head, tail_entities=tail)),
+        ("count_news_articles", False, lambda: api.count_news_articles(
+            date_range=days, head_entities=head, keywords=["trade"])),
+        ("get_news_articles", False, lambda: api.get_news_articles(
+            date_range=days, head_entities=head, tail_entities=tail)),
+        ("get_news_articles(text)", False, lambda: api.get_news_articles(
+            date_range=days, head_entities=head, text_description="trade agreement talks")),
+        ("browse_news_article", False, lambda: api.browse_news_article(*title)),
+        ("map_iso_to_country_name", False, lambda: api.map_iso_to_country_name(head[0])),
+        ("map_cameo_to_relation", False, lambda: api.map_cameo_to_relation(t.CAMEOCode("042"))),
+        ("get_child_relations", False, lambda: api.get_child_relations(t.CAMEOCode("04"))),
+        ("get_sibling_relations", False, lambda: api.get_sibling_relations(t.CAMEOCode("042"))),
+        ("map_country_name_to_iso(fuzzy)", True, lambda: api.map_country_name_to_iso("Korea")),
+        ("map_relation_description_to_cameo(fuzzy)", True,
+         lambda: api.map_relation_description_to_cameo("Fight with guns")),
+    ]  # fmt: skip
+
+
+def _mirai(release: Path, repo: Path):
+    """MIRAI's module, imported as tests/environment/test_against_mirai.py does."""
+    import importlib.util
+    import tempfile
+
+    import pandas as pd
+
+    from pipeline.config import Config
+    from pipeline.release.embed import embed
+
+    data = Path(tempfile.mkdtemp(prefix="mirai-")) / "data"
+    data.mkdir()
+    (data / "MIRAI").symlink_to(release / "mirai" / "MIRAI")
+    (data / "info").symlink_to(release / "mirai" / "info")
+    (data.parent / "run").mkdir()
+    os.chdir(data.parent / "run")
+    os.environ.setdefault("OPENAI_API_KEY", "unused")
+
+    def create(input, model):  # noqa: A002 (the old client's keyword)
+        vector = embed(Config(), input)[0].tolist()
+        return types.SimpleNamespace(data=[types.SimpleNamespace(embedding=vector)])
+
+    fake = types.ModuleType("openai")
+    fake.Embedding = types.SimpleNamespace(create=create)
+    sys.modules["openai"] = fake
+    if not hasattr(pd.Series, "_append"):
+        pd.Series._append = lambda self, other: pd.concat([self, other])
+    spec = importlib.util.spec_from_file_location("mirai_api", repo / "APIs/api_implementation.py")
+    api = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(api)
+    api.set_default_end_date((CUTOFF - timedelta(days=1)).isoformat())
+    return api
+
+
+def worker(side: str, release: Path, repo: Path | None, calls: int) -> dict:
+    pair = _busiest_pair(release)
+    t0 = time.perf_counter()
+    if side == "ours":
+        from pipeline import environment as api_types
+        from pipeline.environment import open_environment
+
+        api = open_environment(release, CUTOFF)
+        types_ns = types.SimpleNamespace(Date=api_types.Date, DateRange=api_types.DateRange,
+                                         ISOCode=api_types.ISOCode,
+                                         CAMEOCode=api_types.CAMEOCode)  # fmt: skip
+    else:
+        api = _mirai(release, repo)
+        types_ns = api
+    opened = time.perf_counter() - t0
+    result = {"side": side, "open_s": opened, "calls": {}, "pair": list(pair)}
+    plan = _calls(api, types_ns, pair)
+    for phase_fuzzy in (False, True):
+        for name, fuzzy, call in plan:
+            if fuzzy != phase_fuzzy:
+                continue
+            call()  # the first call is a warm-up, as an agent's session would have had one
+            times, start = [], time.perf_counter()
+            while len(times) < calls and time.perf_counter() - start < BUDGET_S:
+                t = time.perf_counter()
+                call()
+                times.append(time.perf_counter() - t)
+            times.sort()
+            p95 = times[min(len(times) - 1, int(0.95 * len(times)))]
+            result["calls"][name] = {"n": len(times), "p50_ms": 1000 * statistics.median(times),
+                                     "p95_ms": 1000 * p95}  # fmt: skip
+        if not phase_fuzzy:
+            result["peak_rss_data_mib"] = _rss_mib()
+    result["peak_rss_all_mib"] = _rss_mib()
+    return result
+
+
+def run_side(side: str, release: Path, repo: Path | None, calls: int) -> dict:
+    cmd = [sys.executable, __file__, "--worker", side, "--release", str(release),
+           "--calls", str(calls)] + (["--mirai", str(repo)] if repo else [])  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1"})  # fmt: skip
+    if proc.returncode:
+        sys.exit(f"{side} failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workdir", type=Path, default=REPO / "bench-data")
+    parser.add_argument("--mirai", type=Path, default=os.environ.get("MIRAI_REPO"))
+    parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--rebuild", action="store_true", help="build a fresh release first")
+    parser.add_argument("--worker", choices=("ours", "mirai"), help=argparse.SUPPRESS)
+    parser.add_argument("--release", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.release, args.mirai, args.calls)))
+        return 0
+    release = release_path(args.workdir.resolve(), args.rebuild)
+    ours = run_side("ours", release, None, args.calls)
+    theirs = run_side("mirai", release, args.mirai, args.calls) if args.mirai else None
+    print(f"release {release} (cutoff {CUTOFF}, pair {'->'.join(ours['pair'])}), "
+          f"{args.calls} calls each after a warm-up (or {BUDGET_S:.0f} s)")  # fmt: skip
+    print(f"{'':42} {'ours p50':>9} {'p95':>8} {'MIRAI p50':>10} {'p95':>9}  ms")
+    ok = True
+    for name, mine in ours["calls"].items():
+        other = theirs["calls"][name] if theirs else None
+        line = f"{name:42} {mine['p50_ms']:9.2f} {mine['p95_ms']:8.2f}"
+        if other:
+            line += f" {other['p50_ms']:10.2f} {other['p95_ms']:9.2f}"
+            ok &= mine["p50_ms"] <= other["p50_ms"]
+        print(line)
+    for key, label, unit in (
+        ("open_s", "open", "s"),
+        ("peak_rss_data_mib", "peak RSS (data)", "MiB"),
+        ("peak_rss_all_mib", "peak RSS (all, with the embedding model)", "MiB"),
+    ):
+        other = f", MIRAI {theirs[key]:.2f} {unit}" if theirs else ""
+        print(f"{label}: ours {ours[key]:.2f} {unit}{other}")
+    if not theirs:
+        print("MIRAI not measured: pass --mirai or set MIRAI_REPO to compare")
+        return 0
+    slower = [n for n, m in ours["calls"].items() if m["p50_ms"] > theirs["calls"][n]["p50_ms"]]
+    open_ok = ours["open_s"] <= theirs["open_s"] / 5
+    rss_ok = ours["peak_rss_data_mib"] <= theirs["peak_rss_data_mib"] / 5
+    print(f"per-call p50 no slower than MIRAI's: {verdict(ok)}"
+          + (f" (slower: {', '.join(slower)})" if slower else ""))  # fmt: skip
+    open_ratio = ours["open_s"] / theirs["open_s"]
+    rss_ratio = ours["peak_rss_data_mib"] / theirs["peak_rss_data_mib"]
+    print(f"open time <= 1/5 of MIRAI's: {open_ratio:.3f}x {verdict(open_ok)}")
+    print(f"peak RSS (data) <= 1/5 of MIRAI's: {rss_ratio:.3f}x {verdict(rss_ok)}")
+    print(f"overall: {verdict(ok and open_ok and rss_ok)}")
+    return 0 if ok and open_ok and rss_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

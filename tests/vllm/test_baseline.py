@@ -1,0 +1,39 @@
+"""MIRAI's Direct IO baseline on the demo release against the real vLLM server: every query
+is asked once, the answers are scored, and the tokens logged equal the server's counters."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pyarrow.parquet as pq
+import pytest
+
+if importlib.util.find_spec("vllm") is None:
+    pytest.skip("vLLM is not installed: run `make test-vllm`", allow_module_level=True)
+
+from pathlib import Path  # noqa: E402 (after the skip: see test_server.py)
+
+from pipeline.baselines import run_baseline  # noqa: E402
+from pipeline.config import load_config  # noqa: E402
+from pipeline.release.build import build_release  # noqa: E402
+from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402
+from tests.vllm.test_timelines import GENERATION, PROMPT, settled  # noqa: E402
+
+
+def test_the_llm_baseline_against_vllm(vllm_server, tmp_path):
+    demo = demo_month(tmp_path / "data", tmp_path / "mirror")
+    release = Path(build_release(demo, MONTH).path)
+    cfg = load_config(REPO / "configs/demo.yaml", [
+        f"llm.base_url={vllm_server.base_url}", f"llm.model={vllm_server.model}",
+        "llm.timeout_s=300", "llm.temperature=1.0", "llm.max_tokens=100",
+    ], demo.data_root)  # fmt: skip
+    before = vllm_server.counters()
+    summary = run_baseline(cfg, release, "llm", "subset")
+    calls = pq.read_table(demo.data_root / "baselines" / release.name / "llm_calls.parquet")
+    calls = calls.to_pylist()
+    assert summary.queries == len(calls) == 2 and summary.llm["calls"] == 2
+    assert {c["step"] for c in calls} == {"direct"} and summary.scores["n"] == 2
+    sent = {PROMPT: sum(c["prompt_tokens"] for c in calls),
+            GENERATION: sum(c["completion_tokens"] for c in calls)}  # fmt: skip
+    after = settled(vllm_server, {k: before.get(k, 0) + v for k, v in sent.items()})
+    assert {k: after[k] - before.get(k, 0) for k in sent} == sent
