@@ -89,13 +89,15 @@ DATABASE = ("events", "quads", "news", "quad_docs", "funnel")  # dated tables of
 VERSIONED = ("README.md", "croissant.json", "manifest.json")  # files naming the version
 PHASES = (  # (label, module, attribute) of what build_release calls
     ("table exports", "pipeline.release.export", "write_query"),
-    ("table exports", "pipeline.release.export", "write_table"),
+    ("table exports", "pipeline.release.build", "write_parquet"),
     ("gdelt ledger", "pipeline.release.build", "_gdelt_slots"),
     ("MIRAI CSVs", "pipeline.testset.mirai_compat", "write_database"),
     ("test set", "pipeline.release.build", "build_testset"),
     ("embedding model load", "pipeline.release.embed", "_local_model"),
     ("embedding encode", "pipeline.release.embed", "_local"),
     ("embeddings/info", "pipeline.release.mirai_info", "write_info"),
+    ("baselines", "pipeline.release.build", "run_baseline"),
+    ("tkg files", "pipeline.release.build", "write_tkg"),
     ("stats SQL", "pipeline.release.stats", "write_stats"),
     ("plots", "pipeline.release.plots", "bars"),
     ("plots", "pipeline.release.plots", "daily"),

@@ -18,6 +18,7 @@ opens with the cutoff the day after, one environment per distinct cutoff.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -57,8 +58,13 @@ def history(env: Environment, cfg: Config, subject: str, obj: str, last: date) -
 
 
 def frequency(env: Environment, cfg: Config, subject: str, obj: str, last: date) -> dict:
-    top: list[CAMEOCode] = list(env.get_relation_distribution())[: cfg.baseline.frequency_top]
-    return _by_first_level([code.code for code in top])
+    return _top_relations(env, cfg.baseline.frequency_top)
+
+
+@functools.lru_cache(maxsize=8)  # one answer per environment: the same for every pair
+def _top_relations(env: Environment, top: int) -> dict:
+    codes: list[CAMEOCode] = list(env.get_relation_distribution())[:top]
+    return _by_first_level([code.code for code in codes])
 
 
 PREDICT = {"history": history, "frequency": frequency}

@@ -1,11 +1,13 @@
 """MIRAI's agent API over a release, with a cutoff no call can cross.
 
-:func:`open_environment` opens one DuckDB connection on the release's Parquet and defines
-its views once, with the cutoff written into them: ``quads``, ``quad_docs`` and ``news``
-hold only rows dated before the cutoff, and every method reads those views alone. No
-argument reaches past them (a date range that runs past the cutoff is clamped to the day
-before it), the cutoff is fixed when the environment opens, and nothing is loaded whole:
-the rows a call asks for are read from Parquet when it asks.
+:func:`open_environment` opens one DuckDB connection on the release's Parquet with the
+cutoff written into what it defines, once: the tables ``events`` (MIRAI's events: date,
+head, relation, tail and id of each quad with a kept document) and ``links`` (quad id to
+document id), and the view ``news``, all of rows dated before the cutoff; every method
+reads those alone. No argument reaches past them (a date range that runs past the cutoff
+is clamped to the day before it) and the cutoff is fixed when the environment opens. Only
+the small event index is held in memory (a few MB for a month's 60,000 quads, so every
+call is a query of milliseconds); articles are read from Parquet when a call asks.
 
 Python hides nothing from a caller who digs: the guarantee is the API's (its methods, their
 arguments, the ``cutoff`` property, which cannot be set), not a sandbox around the private
@@ -84,15 +86,19 @@ class Environment:
             self._text2code[rel["Description"]] = code
         self._embed = embed
         self._con = duckdb.connect()
-        for name in ("quads", "quad_docs", "news"):
-            files = duck.literal(folder / name / "*.parquet")
-            self._con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet({files}) "
-                              f"WHERE date < DATE '{cutoff.isoformat()}'")  # fmt: skip
+        before = f"date < DATE '{cutoff.isoformat()}'"
+        read = {name: f"read_parquet({duck.literal(folder / name / '*.parquet')})"
+                for name in ("quads", "quad_docs", "news")}  # fmt: skip
+        self._con.execute(f"CREATE TABLE links AS SELECT quad_id, doc_id FROM "
+                          f"{read['quad_docs']} WHERE {before}")  # fmt: skip
         # MIRAI's events are its data_kg.csv's: the quads that have a kept document.
         self._con.execute(
-            "CREATE VIEW events AS SELECT date, head, relation, tail, quad_id FROM quads "
-            "WHERE quad_id IN (SELECT quad_id FROM quad_docs)"
+            f"CREATE TABLE events AS SELECT date, head, relation, tail, quad_id FROM "
+            f"{read['quads']} WHERE {before} AND quad_id IN (SELECT quad_id FROM links)"
         )
+        self._con.execute(f"CREATE VIEW news AS SELECT * FROM {read['news']} WHERE {before}")
+        # Titles without texts: what the calls that need no text read (a few MB).
+        self._con.execute("CREATE TABLE titles AS SELECT doc_id, date, title FROM news")
 
     @property
     def cutoff(self) -> date:
@@ -177,10 +183,12 @@ class Environment:
                             self._isos(tail_entities, "tail_entities"),
                             self._codes(relations, "relations"))  # fmt: skip
 
-    def _articles(self, events_sql: str, params: list, keywords) -> tuple[str, list]:
-        """The kept documents of those events, with at least one keyword in title or text."""
-        sql = (f"SELECT n.doc_id, n.date, n.title, n.text FROM news AS n WHERE n.doc_id IN "
-               f"(SELECT doc_id FROM quad_docs WHERE quad_id IN (SELECT quad_id FROM "
+    def _articles(self, events_sql: str, params: list, keywords, texts: bool = False):
+        """SQL for the kept documents of those events, with at least one keyword in title or
+        text, and its parameters; the texts are read only for keywords or ``texts``."""
+        source = "news" if keywords or texts else "(SELECT *, NULL AS text FROM titles)"
+        sql = (f"SELECT n.doc_id, n.date, n.title, n.text FROM {source} AS n WHERE n.doc_id IN "
+               f"(SELECT doc_id FROM links WHERE quad_id IN (SELECT quad_id FROM "
                f"({events_sql})))")  # fmt: skip
         if keywords:
             if not isinstance(keywords, list) or not all(isinstance(k, str) for k in keywords):
@@ -237,7 +245,7 @@ class Environment:
             return [_event(*row) for row in rows]
         if not isinstance(text_description, str):
             raise ValueError("Input 'text_description' must be a string")
-        articles_sql, article_params = self._articles(sql, params, None)
+        articles_sql, article_params = self._articles(sql, params, None, texts=True)
         docs = self._con.execute(f"{articles_sql} ORDER BY n.date, n.doc_id", article_params)
         ranked = self._bm25_order(docs.fetchall(), text_description, EVENTS_LIMIT)
         found: dict[Event, None] = {}
@@ -245,7 +253,7 @@ class Environment:
             if len(found) >= EVENTS_LIMIT:  # checked per document, as MIRAI does
                 break
             rows = self._con.execute(
-                f"SELECT e.date, e.head, e.relation, e.tail FROM ({sql}) AS e JOIN quad_docs "
+                f"SELECT e.date, e.head, e.relation, e.tail FROM ({sql}) AS e JOIN links "
                 "AS d USING (quad_id) WHERE d.doc_id = ? ORDER BY e.date DESC, e.head, "
                 "e.relation, e.tail", [*params, doc[0]]
             ).fetchall()  # fmt: skip
@@ -303,7 +311,9 @@ class Environment:
         """Up to 15 of those articles as (date, title): the latest first, or those matching
         ``text_description`` best (BM25)."""
         sql, params = self._articles(
-            *self._filters(date_range, head_entities, tail_entities, relations), keywords
+            *self._filters(date_range, head_entities, tail_entities, relations),
+            keywords,
+            texts=bool(text_description),
         )
         if not text_description:
             rows = self._con.execute(
@@ -323,8 +333,9 @@ class Environment:
         if not isinstance(title, str):
             raise ValueError(f"Input 'title' must be a string, but received type {type(title)}")
         row = self._con.execute(
-            "SELECT text FROM news WHERE date = ? AND title = ? ORDER BY doc_id LIMIT 1",
-            [date.date, title],
+            "SELECT text FROM news WHERE date = ? AND doc_id = (SELECT doc_id FROM titles "
+            "WHERE date = ? AND title = ? ORDER BY doc_id LIMIT 1)",
+            [date.date, date.date, title],
         ).fetchone()
         if row is None:  # a later article is not found, as a missing one
             raise ValueError(f"No news article found with the specified date {date.date} and "
