@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -93,24 +94,43 @@ class Summary(StageSummary):
 
 def run_baseline(cfg: Config, folder: Path, method: str, split: str = "test") -> Summary:
     """Forecast every query of ``split`` with ``method`` and score the forecasts."""
-    t0 = time.monotonic()
-    path = folder / SPLITS[split]
     if method == "llm":
+        t0 = time.monotonic()
+        path = folder / SPLITS[split]
         predictions, llm = _llm(folder, path, cfg)
         scores = evaluate.score(evaluate.load_queries(path), predictions)
         return Summary(folder.name, method, split, len(predictions), scores,
                        time.monotonic() - t0, llm)  # fmt: skip
-    rows = pq.read_table(path, columns=["query_id", "subject", "object", "cutoff"]).to_pylist()
-    predictions: dict[str, dict] = {}
-    for cutoff in sorted({r["cutoff"] for r in rows}):
+    return run_baselines(cfg, folder, [method], [split])[method, split]
+
+
+def run_baselines(
+    cfg: Config, folder: Path, methods: Sequence[str], splits: Sequence[str]
+) -> dict[tuple[str, str], Summary]:
+    """Every non-LLM ``method`` on every ``split``, opening one environment per distinct
+    cutoff for all of them (the subset's queries are the test set's)."""
+    t0 = time.monotonic()
+    rows = {split: pq.read_table(folder / SPLITS[split], columns=["query_id", "subject",
+                                 "object", "cutoff"]).to_pylist() for split in splits}  # fmt: skip
+    queries = {r["query_id"]: r for split_rows in rows.values() for r in split_rows}
+    predictions: dict[str, dict[str, dict]] = {m: {} for m in methods}
+    for cutoff in sorted({r["cutoff"] for r in queries.values()}):
         # No fuzzy look-ups here, so no embedding model: a release being written has no
         # manifest yet to name one.
         with Environment(folder, cutoff + timedelta(days=1), embed=None) as env:
-            for r in (r for r in rows if r["cutoff"] == cutoff):
-                predictions[r["query_id"]] = PREDICT[method](env, cfg, r["subject"],
-                                                             r["object"], cutoff)  # fmt: skip
-    scores = evaluate.score(evaluate.load_queries(path), predictions)
-    return Summary(folder.name, method, split, len(rows), scores, time.monotonic() - t0)
+            for r in (r for r in queries.values() if r["cutoff"] == cutoff):
+                for method in methods:
+                    predictions[method][r["query_id"]] = PREDICT[method](
+                        env, cfg, r["subject"], r["object"], cutoff)  # fmt: skip
+    seconds = time.monotonic() - t0
+    out = {}
+    for split in splits:
+        loaded = evaluate.load_queries(folder / SPLITS[split])
+        for method in methods:
+            scores = evaluate.score(loaded, predictions[method])
+            out[method, split] = Summary(folder.name, method, split, len(rows[split]), scores,
+                                         seconds)  # fmt: skip
+    return out
 
 
 def _read_answer(text: str) -> dict:

@@ -31,7 +31,7 @@ from filelock import FileLock
 from pipeline import duck
 from pipeline.baselines import METHODS as BASELINES
 from pipeline.baselines import SPLITS as BASELINE_SPLITS
-from pipeline.baselines import run_baseline
+from pipeline.baselines import run_baselines
 from pipeline.config import Config
 from pipeline.errors import StageError
 from pipeline.locks import month_lock
@@ -174,8 +174,8 @@ def _write(
     log.info("release %s: MIRAI's info folder (embeddings)", version)
     embeddings = mirai_info.write_info(cfg, out / "mirai" / "info")
     log.info("release %s: baselines", version)
-    baselines = {m: {s: _figures(run_baseline(cfg, out, m, s)) for s in BASELINE_SPLITS}
-                 for m in BASELINES}  # fmt: skip
+    scored = run_baselines(cfg, out, BASELINES, list(BASELINE_SPLITS))
+    baselines = {m: {s: _figures(scored[m, s]) for s in BASELINE_SPLITS} for m in BASELINES}
     schemas = _schemas(out)
     with duckdb.connect() as con:
         for name in (*DATABASE, "relations", "countries", "complex_events", "timelines"):
