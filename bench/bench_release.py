@@ -96,7 +96,7 @@ PHASES = (  # (label, module, attribute) of what build_release calls
     ("embedding model load", "pipeline.release.embed", "_local_model"),
     ("embedding encode", "pipeline.release.embed", "_local"),
     ("embeddings/info", "pipeline.release.mirai_info", "write_info"),
-    ("baselines", "pipeline.release.build", "run_baseline"),
+    ("baselines", "pipeline.release.build", "run_baselines"),
     ("tkg files", "pipeline.release.build", "write_tkg"),
     ("stats SQL", "pipeline.release.stats", "write_stats"),
     ("plots", "pipeline.release.plots", "bars"),
