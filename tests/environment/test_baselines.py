@@ -169,3 +169,10 @@ def test_the_llm_baseline_asks_mirais_direct_prompt_and_scores_the_answers(with_
         assert len(server.requests) > sent  # only the failed one is asked again
     finally:
         server.stop()
+
+
+def test_the_cli_offers_every_method():
+    from pipeline.baselines import ALL_METHODS
+    from pipeline.cli import BASELINE_METHODS
+
+    assert list(ALL_METHODS) == BASELINE_METHODS
