@@ -14,8 +14,8 @@ runs in a fresh process:
   ``--calls`` times or until 20 s have passed: p50 and p95 of the wall time per call;
 - **peak RSS**: ru_maxrss after the calls that need no embedding model ("data"), and at the
   end, after the fuzzy look-ups have loaded all-MiniLM-L6-v2 ("all"), which both sides load
-  alike (MIRAI's ``openai.Embedding.create`` answers with that model, see
-  tests/environment/test_against_mirai.py for the two shims).
+  alike (MIRAI's ``openai.Embedding.create`` answers with that model: the shims of
+  tests/environment/mirai.py, which imports MIRAI's module for this bench and the tests).
 
 Targets: every per-call p50 no slower than MIRAI's; open time and peak RSS (data) a fifth of
 MIRAI's or less. MIRAI's code comes from ``--mirai`` or $MIRAI_REPO (a checkout of
@@ -104,40 +104,6 @@ def _calls(api, t, pair: tuple[str, str]) -> list[tuple[str, bool, object]]:
     ]  # fmt: skip
 
 
-def _mirai(release: Path, repo: Path):
-    """MIRAI's module, imported as tests/environment/test_against_mirai.py does."""
-    import importlib.util
-    import tempfile
-
-    import pandas as pd
-
-    from pipeline.config import Config
-    from pipeline.release.embed import embed
-
-    data = Path(tempfile.mkdtemp(prefix="mirai-")) / "data"
-    data.mkdir()
-    (data / "MIRAI").symlink_to(release / "mirai" / "MIRAI")
-    (data / "info").symlink_to(release / "mirai" / "info")
-    (data.parent / "run").mkdir()
-    os.chdir(data.parent / "run")
-    os.environ.setdefault("OPENAI_API_KEY", "unused")
-
-    def create(input, model):  # noqa: A002 (the old client's keyword)
-        vector = embed(Config(), input)[0].tolist()
-        return types.SimpleNamespace(data=[types.SimpleNamespace(embedding=vector)])
-
-    fake = types.ModuleType("openai")
-    fake.Embedding = types.SimpleNamespace(create=create)
-    sys.modules["openai"] = fake
-    if not hasattr(pd.Series, "_append"):
-        pd.Series._append = lambda self, other: pd.concat([self, other])
-    spec = importlib.util.spec_from_file_location("mirai_api", repo / "APIs/api_implementation.py")
-    api = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(api)
-    api.set_default_end_date((CUTOFF - timedelta(days=1)).isoformat())
-    return api
-
-
 def worker(side: str, release: Path, repo: Path | None, calls: int) -> dict:
     pair = _busiest_pair(release)
     t0 = time.perf_counter()
@@ -150,7 +116,16 @@ def worker(side: str, release: Path, repo: Path | None, calls: int) -> dict:
                                          ISOCode=api_types.ISOCode,
                                          CAMEOCode=api_types.CAMEOCode)  # fmt: skip
     else:
-        api = _mirai(release, repo)
+        import tempfile
+
+        import pytest
+
+        sys.path.insert(0, str(REPO))  # the shims live with the tests that use them too
+        from tests.environment.mirai import import_mirai
+
+        folder = Path(tempfile.mkdtemp(prefix="mirai-"))
+        end = (CUTOFF - timedelta(days=1)).isoformat()
+        api = import_mirai(release, repo, end, folder, pytest.MonkeyPatch())
         types_ns = api
     opened = time.perf_counter() - t0
     result = {"side": side, "open_s": opened, "calls": {}, "pair": list(pair)}

@@ -3,19 +3,13 @@
 countries and codes moved to the demo's day).
 
 MIRAI's code is not ours to ship: set ``MIRAI_REPO`` to a checkout of yecchen/MIRAI to run
-this (it skips otherwise). Its module reads ``./../data/MIRAI`` and ``./../data/info`` from
-the working directory, so it is imported from a folder laid out that way. Two shims, around
-its code and not in it: its ``openai.Embedding.create`` (the pre-1.0 client) answers with the
-release's embedding model, as the release's info embeddings were made; and pandas 3 lost the
-private ``Series._append`` it counts entities with, which ``pd.concat`` does the same.
+this (it skips otherwise); ``tests/environment/mirai.py`` imports it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import os
-import sys
 import types
 from pathlib import Path
 
@@ -28,6 +22,7 @@ from pipeline.environment import (
     ISOCode,
     open_environment,
 )
+from tests.environment.mirai import import_mirai
 
 MIRAI_REPO = os.environ.get("MIRAI_REPO")
 pytestmark = pytest.mark.skipif(
@@ -39,35 +34,8 @@ CUTOFF = "2025-08-08"  # MIRAI's DEFAULT_END_DATE is the day before
 
 @pytest.fixture(scope="module")
 def both(release, tmp_path_factory, monkeypatch_module):
-    import pandas as pd
-
-    from pipeline.config import Config
-    from pipeline.release.embed import embed
-
-    data = tmp_path_factory.mktemp("mirai") / "data"
-    data.mkdir()
-    (data / "MIRAI").symlink_to(release / "mirai" / "MIRAI")
-    (data / "info").symlink_to(release / "mirai" / "info")
-    (data.parent / "run").mkdir()
-    monkeypatch_module.chdir(data.parent / "run")
-    monkeypatch_module.setenv("OPENAI_API_KEY", "unused")
-
-    def create(input, model):  # noqa: A002 (the old client's keyword)
-        vector = embed(Config(), input)[0].tolist()
-        return types.SimpleNamespace(data=[types.SimpleNamespace(embedding=vector)])
-
-    fake = types.ModuleType("openai")
-    fake.Embedding = types.SimpleNamespace(create=create)
-    monkeypatch_module.setitem(sys.modules, "openai", fake)
-    if not hasattr(pd.Series, "_append"):
-        concat = lambda self, other: pd.concat([self, other])  # noqa: E731
-        monkeypatch_module.setattr(pd.Series, "_append", concat, raising=False)
-    spec = importlib.util.spec_from_file_location(
-        "mirai_api", Path(MIRAI_REPO) / "APIs/api_implementation.py"
-    )
-    api = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(api)
-    api.set_default_end_date("2025-08-07")
+    folder = tmp_path_factory.mktemp("mirai")
+    api = import_mirai(release, Path(MIRAI_REPO), "2025-08-07", folder, monkeypatch_module)
     with open_environment(release, CUTOFF) as env:
         yield api, env
 
