@@ -34,11 +34,13 @@ version name, in a fresh subprocess: wall seconds of the call, and peak RSS as t
 ru_maxrss (DuckDB, pyarrow and torch allocate in the same process, so they are counted).
 The functions ``build_release`` calls are wrapped to time its phases, each counted once
 when they nest (a nested call's time goes to the inner phase): the table exports
-(``export.write_query`` and ``write_table``), the GDELT ledger, MIRAI's
-data_kg.csv/data_news.csv (``mirai_compat.write_database``), the test set
-(``build_testset``), loading the embedding model (``embed._local_model``: mostly importing
+(``export.write_query`` and ``write_parquet``), the articles' terms (``write_news_terms``),
+the GDELT ledger, MIRAI's data_kg.csv/data_news.csv (``mirai_compat.write_database``), the
+test set (``build_testset``), the timelines and tasks (``build_timelines``,
+``build_tasks``), loading the embedding model (``embed._local_model``: mostly importing
 sentence_transformers), encoding the 419 texts (``embed._local``) and the rest of MIRAI's
-info folder (``mirai_info.write_info``), the stats SQL (``stats.write_stats``) and plots,
+info folder (``mirai_info.write_info``), the baselines (``run_baselines``), ``tkg/``
+(``write_tkg``), the stats SQL (``stats.write_stats``) and plots,
 the card, the Croissant JSON-LD and the manifest's hashing (``manifest.entries``); "other"
 is the rest. For the run with the highest peak, each phase's rise of the peak RSS
 (ru_maxrss) is shown too, counted the same way. Then ``pipeline.release.verify.verify``
@@ -90,9 +92,12 @@ VERSIONED = ("README.md", "croissant.json", "manifest.json")  # files naming the
 PHASES = (  # (label, module, attribute) of what build_release calls
     ("table exports", "pipeline.release.export", "write_query"),
     ("table exports", "pipeline.release.build", "write_parquet"),
+    ("news_terms", "pipeline.release.build", "write_news_terms"),
     ("gdelt ledger", "pipeline.release.build", "_gdelt_slots"),
     ("MIRAI CSVs", "pipeline.testset.mirai_compat", "write_database"),
     ("test set", "pipeline.release.build", "build_testset"),
+    ("timelines", "pipeline.release.build", "build_timelines"),
+    ("tasks", "pipeline.release.build", "build_tasks"),
     ("embedding model load", "pipeline.release.embed", "_local_model"),
     ("embedding encode", "pipeline.release.embed", "_local"),
     ("embeddings/info", "pipeline.release.mirai_info", "write_info"),

@@ -3,12 +3,15 @@
 :func:`open_environment` opens one DuckDB connection on the release's Parquet with the
 cutoff written into what it defines, once: the tables ``events`` (MIRAI's events: date,
 head, relation, tail and id of each quad with a kept document) and ``links`` (quad id to
-document id), and the view ``news``, all of rows dated before the cutoff; every method
-reads those alone (plus ``titles``, the articles' titles, made from ``news`` at first use).
-No argument reaches past them (a date range that runs past the cutoff
-is clamped to the day before it) and the cutoff is fixed when the environment opens. Only
-the small event index is held in memory (a few MB for a month's 60,000 quads, so every
-call is a query of milliseconds); articles are read from Parquet when a call asks.
+document id), and the views ``news`` and ``terms`` (the articles' terms, ``news_terms``),
+all of rows dated before the cutoff; every method reads those alone (plus ``docs``, the
+articles' ids, dates, titles and lengths, made from them at first use). No argument
+reaches past them (a date range that runs past the cutoff is clamped to the day before it)
+and the cutoff is fixed when the environment opens. Only the small event index is held in
+memory (a few MB for a month's 60,000 quads, so every call is a query of milliseconds);
+text search ranks by the stored term counts (:mod:`pipeline.environment.bm25`), keywords
+match terms, and a text is read from Parquet only when ``browse_news_article`` asks for it
+(or a keyword holds a space).
 
 Python hides nothing from a caller who digs: the guarantee is the API's (its methods, their
 arguments, the ``cutoff`` property, which cannot be set), not a sandbox around the private
@@ -43,6 +46,7 @@ import duckdb
 import numpy as np
 
 from pipeline import duck
+from pipeline.environment import bm25
 from pipeline.environment.types import (
     CAMEOCode,
     Country,
@@ -66,7 +70,8 @@ class Environment:
     """MIRAI's functions as methods; see the module docstring for the cutoff."""
 
     __slots__ = ("_cutoff", "_con", "_iso2names", "_code2relation", "_name2iso", "_text2code",
-                 "_country_vectors", "_relation_vectors", "_embed")  # fmt: skip
+                 "_relations", "_children", "_country_vectors", "_relation_vectors",
+                 "_embed")  # fmt: skip
 
     def __init__(self, folder: Path, cutoff: date, embed):
         self._cutoff = cutoff
@@ -74,22 +79,34 @@ class Environment:
         try:
             self._iso2names = json.loads((info / "dict_iso2alternames_GeoNames.json").read_text())
             self._code2relation = json.loads((info / "dict_code2relation.json").read_text())
-            self._country_vectors = np.load(info / "country_embeddings.npy")
-            self._relation_vectors = np.load(info / "relation_embeddings.npy")
+            self._country_vectors = _unit(np.load(info / "country_embeddings.npy"))
+            self._relation_vectors = _unit(np.load(info / "relation_embeddings.npy"))
         except OSError as exc:
             raise EnvironmentSetupError(
                 f"{folder} has no readable mirai/info ({exc.filename})"
             ) from None
+        if not any((folder / "news_terms").glob("*.parquet")):
+            raise EnvironmentSetupError(f"{folder} has no news_terms/ (releases have it since "
+                                        "the text index): rebuild the release")  # fmt: skip
         self._name2iso = {n: iso for iso, names in self._iso2names.items() for n in names}
         self._text2code = {}
         for code, rel in self._code2relation.items():
             self._text2code[rel["Name"]] = code
             self._text2code[rel["Description"]] = code
+        # Frozen values, so every call can hand out the same ones.
+        self._relations = {code: Relation(CAMEOCode(code), rel["Name"], rel["Description"])
+                           for code, rel in self._code2relation.items()}  # fmt: skip
+        self._children: dict[str, list[Relation]] = {}
+        for code, relation in self._relations.items():
+            if len(code) == 3:
+                self._children.setdefault(code[:2], []).append(relation)
         self._embed = embed
+        # Releases are immutable: a footer read once serves every later point read.
         self._con = duckdb.connect()
+        self._con.execute("SET parquet_metadata_cache = true")
         before = f"date < DATE '{cutoff.isoformat()}'"
         read = {name: f"read_parquet({duck.literal(folder / name / '*.parquet')})"
-                for name in ("quads", "quad_docs", "news")}  # fmt: skip
+                for name in ("quads", "quad_docs", "news", "news_terms")}  # fmt: skip
         self._con.execute(f"CREATE TABLE links AS SELECT quad_id, doc_id FROM "
                           f"{read['quad_docs']} WHERE {before}")  # fmt: skip
         # MIRAI's events are its data_kg.csv's: the quads that have a kept document.
@@ -98,6 +115,8 @@ class Environment:
             f"{read['quads']} WHERE {before} AND quad_id IN (SELECT quad_id FROM links)"
         )
         self._con.execute(f"CREATE VIEW news AS SELECT * FROM {read['news']} WHERE {before}")
+        self._con.execute(f"CREATE VIEW terms AS SELECT * FROM {read['news_terms']} "
+                          f"WHERE {before}")  # fmt: skip
 
     @property
     def cutoff(self) -> date:
@@ -155,7 +174,7 @@ class Environment:
             self._known(v)
             codes.add(v.code)
             if len(v.code) == 2:
-                codes.update(c for c in self._code2relation if len(c) == 3 and c[:2] == v.code)
+                codes.update(r.cameo_code.code for r in self._children.get(v.code, ()))
         return sorted(codes)
 
     def _known(self, code: CAMEOCode) -> None:
@@ -185,44 +204,73 @@ class Environment:
                             self._isos(tail_entities, "tail_entities"),
                             self._codes(relations, "relations"))  # fmt: skip
 
-    def _articles(self, events_sql: str, params: list, keywords, texts: bool = False):
-        """SQL for the kept documents of those events, with at least one keyword in title or
-        text, and its parameters; the texts are read only for keywords or ``texts``."""
-        source = "news" if keywords or texts else f"(SELECT *, NULL AS text FROM {self._titles()})"
-        sql = (f"SELECT n.doc_id, n.date, n.title, n.text FROM {source} AS n WHERE n.doc_id IN "
-               f"(SELECT doc_id FROM links WHERE quad_id IN (SELECT quad_id FROM "
-               f"({events_sql})))")  # fmt: skip
-        if keywords:
-            if not isinstance(keywords, list) or not all(isinstance(k, str) for k in keywords):
-                raise ValueError("Input 'keywords' must be a list of strings")
-            sql += " AND list_bool_or([contains(lower(n.title || ' ' || n.text), lower(k)) " \
-                   "FOR k IN ?])"  # fmt: skip
-            params = [*params, keywords]
-        return sql, params
+    def _articles(self, events_sql: str, params: list, keywords) -> tuple[str, list]:
+        """SQL for the kept documents of those events (``docs`` rows: doc_id, date, title,
+        tokens) with at least one keyword in title or text, and its parameters."""
+        sql = (f"SELECT * FROM {self._docs()} WHERE doc_id IN (SELECT doc_id FROM links WHERE "
+               f"quad_id IN (SELECT quad_id FROM ({events_sql})))")  # fmt: skip
+        if not keywords:
+            return sql, params
+        if not isinstance(keywords, list) or not all(isinstance(k, str) for k in keywords):
+            raise ValueError("Input 'keywords' must be a list of strings")
+        # A keyword without a space lies inside one term of a text, so the terms answer for
+        # it; one with a space is looked for in the texts.
+        spaced = [k for k in keywords if " " in k]
+        plain = [k for k in keywords if " " not in k]
+        found, found_params = [], []
+        if plain:
+            found.append(f"SELECT doc_id FROM terms WHERE doc_id IN (SELECT doc_id FROM "
+                         f"({sql})) AND {_any_in('term')}")  # fmt: skip
+            found_params += [*params, plain]
+        if spaced:
+            text = "coalesce(title, '') || ' ' || coalesce(text, '')"
+            found.append(f"SELECT doc_id FROM news WHERE doc_id IN (SELECT doc_id FROM ({sql})) "
+                         f"AND {_any_in(text)}")  # fmt: skip
+            found_params += [*params, spaced]
+        return (f"SELECT * FROM ({sql}) WHERE doc_id IN ({' UNION ALL '.join(found)})",
+                [*params, *found_params])  # fmt: skip
 
-    def _titles(self) -> str:
-        """The articles' ids, dates and titles without their texts, in memory (a few MB),
-        made at the first call that needs them: most environments (a baseline's) never do."""
+    def _docs(self) -> str:
+        """The articles' ids, dates, titles and lengths in terms, in memory (a few MB), made
+        at the first call that needs them: most environments (a baseline's) never do."""
         self._con.execute(
-            "CREATE TABLE IF NOT EXISTS titles AS SELECT doc_id, date, title FROM news"
+            "CREATE TABLE IF NOT EXISTS docs AS SELECT n.doc_id, n.date, n.title, t.tokens "
+            "FROM news AS n LEFT JOIN (SELECT doc_id, tokens FROM terms WHERE first = 0) AS t "
+            "USING (doc_id)"
         )
-        return "titles"
+        return "docs"
 
-    @staticmethod
-    def _bm25_order(rows: list[tuple], query: str, limit: int) -> list[tuple]:
-        """MIRAI's ranking: BM25Okapi over ``title + " " + text`` split on single spaces,
-        rows in data_news.csv's order (date, doc_id), the top ``limit`` by numpy's argsort."""
-        from rank_bm25 import BM25Okapi
-
-        if not rows:
+    def _ranked(self, docs_sql: str, params: list, text: str, limit: int) -> list[tuple]:
+        """The ``limit`` documents of ``docs_sql`` that match ``text`` best, as MIRAI ranks
+        them: BM25Okapi (:mod:`pipeline.environment.bm25`) over the documents in
+        data_news.csv's order (date, doc_id), the top by numpy's argsort."""
+        if not isinstance(text, str):
+            raise ValueError("Input 'text_description' must be a string")
+        docs = self._con.execute(f"{docs_sql} ORDER BY date, doc_id", params).fetchall()
+        if not docs:
             return []
-        bm25 = BM25Okapi([f"{r[2]} {r[3]}".split(" ") for r in rows])
-        scores = bm25.get_scores(query.split(" "))
-        return [rows[i] for i in np.argsort(scores)[::-1][:limit]]
+        if missing := next((doc[0] for doc in docs if doc[3] is None), None):
+            raise EnvironmentSetupError(f"news_terms has no terms for article {missing}: run "
+                                        "release verify on this release")  # fmt: skip
+        order = {doc[0]: i for i, doc in enumerate(docs)}
+        query = text.split(" ")
+        counts: dict[str, np.ndarray] = {}
+        for doc_id, term, tf in self._con.execute(
+            f"SELECT doc_id, term, tf FROM terms WHERE term IN (SELECT unnest(?)) AND doc_id IN "
+            f"(SELECT doc_id FROM ({docs_sql}))", [sorted(set(query)), *params]
+        ).fetchall():  # fmt: skip
+            counts.setdefault(term, np.zeros(len(docs), np.int64))[order[doc_id]] = tf
 
-    def _relation(self, code: str) -> Relation:
-        info = self._code2relation[code]
-        return Relation(CAMEOCode(code), info["Name"], info["Description"])
+        def vocabulary() -> np.ndarray:  # first use: the first document's, then first place
+            return self._con.execute(
+                f"SELECT count(*) AS df FROM terms JOIN (SELECT doc_id, row_number() OVER "
+                f"(ORDER BY date, doc_id) AS r FROM ({docs_sql})) USING (doc_id) GROUP BY term "
+                f"ORDER BY min(r * {2**32} + first)", params
+            ).fetchnumpy()["df"]  # fmt: skip
+
+        lengths = np.array([doc[3] for doc in docs], np.int64)
+        scores = bm25.scores(lengths, counts, query, vocabulary)
+        return [docs[i] for i in np.argsort(scores)[::-1][:limit]]
 
     def _nearest(self, text: str, vectors: np.ndarray, keys: list[str]) -> list[str]:
         if self._embed is None:
@@ -231,7 +279,7 @@ class Environment:
                 "open_environment for fuzzy look-ups"
             )
         query = np.asarray(self._embed([text]), dtype=np.float64)[0]
-        sims = vectors @ query / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(query))
+        sims = vectors @ (query / np.linalg.norm(query))
         return [keys[i] for i in np.argsort(sims)[::-1][:MATCHES]]
 
     # --- the knowledge graph ------------------------------------------------------------
@@ -253,11 +301,7 @@ class Environment:
                 f"ORDER BY date DESC, head, relation, tail LIMIT {EVENTS_LIMIT}", params
             ).fetchall()  # fmt: skip
             return [_event(*row) for row in rows]
-        if not isinstance(text_description, str):
-            raise ValueError("Input 'text_description' must be a string")
-        articles_sql, article_params = self._articles(sql, params, None, texts=True)
-        docs = self._con.execute(f"{articles_sql} ORDER BY n.date, n.doc_id", article_params)
-        ranked = self._bm25_order(docs.fetchall(), text_description, EVENTS_LIMIT)
+        ranked = self._ranked(*self._articles(sql, params, None), text_description, EVENTS_LIMIT)
         found: dict[Event, None] = {}
         for doc in ranked:
             if len(found) >= EVENTS_LIMIT:  # checked per document, as MIRAI does
@@ -321,19 +365,14 @@ class Environment:
         """Up to 15 of those articles as (date, title): the latest first, or those matching
         ``text_description`` best (BM25)."""
         sql, params = self._articles(
-            *self._filters(date_range, head_entities, tail_entities, relations),
-            keywords,
-            texts=bool(text_description),
+            *self._filters(date_range, head_entities, tail_entities, relations), keywords
         )
-        if not text_description:
+        if text_description:
+            rows = self._ranked(sql, params, text_description, NEWS_LIMIT)
+        else:
             rows = self._con.execute(
                 f"SELECT * FROM ({sql}) ORDER BY date DESC, doc_id LIMIT {NEWS_LIMIT}", params
             ).fetchall()  # fmt: skip
-        else:
-            if not isinstance(text_description, str):
-                raise ValueError("Input 'text_description' must be a string")
-            docs = self._con.execute(f"{sql} ORDER BY n.date, n.doc_id", params).fetchall()
-            rows = self._bm25_order(docs, text_description, NEWS_LIMIT)
         return [(Date(row[1].isoformat()), row[2]) for row in rows]
 
     def browse_news_article(self, date: Date, title: str) -> str:
@@ -344,7 +383,7 @@ class Environment:
             raise ValueError(f"Input 'title' must be a string, but received type {type(title)}")
         row = self._con.execute(
             f"SELECT text FROM news WHERE date = ? AND doc_id = (SELECT doc_id FROM "
-            f"{self._titles()} WHERE date = ? AND title = ? ORDER BY doc_id LIMIT 1)",
+            f"{self._docs()} WHERE date = ? AND title = ? ORDER BY doc_id LIMIT 1)",
             [date.date, date.date, title],
         ).fetchone()
         if row is None:  # a later article is not found, as a missing one
@@ -375,12 +414,12 @@ class Environment:
             codes = [self._text2code[description]]
         else:
             codes = self._nearest(description, self._relation_vectors, list(self._code2relation))
-        return [self._relation(code) for code in codes]
+        return [self._relations[code] for code in codes]
 
     def map_cameo_to_relation(self, cameo_code: CAMEOCode) -> Relation:
         """The relation's name and description."""
         self._known(cameo_code)
-        return self._relation(cameo_code.code)
+        return self._relations[cameo_code.code]
 
     def get_parent_relation(self, cameo_code: CAMEOCode) -> Relation:
         """The first-level relation above a second-level one."""
@@ -388,7 +427,7 @@ class Environment:
         if len(cameo_code.code) != 3:
             raise ValueError(f"Only second level relations are accepted, but received: "
                              f"{cameo_code.code}")  # fmt: skip
-        return self._relation(cameo_code.code[:2])
+        return self._relations[cameo_code.code[:2]]
 
     def get_child_relations(self, cameo_code: CAMEOCode) -> list[Relation]:
         """The second-level relations under a first-level one."""
@@ -396,17 +435,26 @@ class Environment:
         if len(cameo_code.code) != 2:
             raise ValueError(f"Only first level relations are accepted, but received: "
                              f"{cameo_code.code}")  # fmt: skip
-        return [self._relation(c) for c in self._code2relation
-                if len(c) == 3 and c[:2] == cameo_code.code]  # fmt: skip
+        return list(self._children.get(cameo_code.code, ()))
 
     def get_sibling_relations(self, cameo_code: CAMEOCode) -> list[Relation]:
         """The relations on the same level under the same parent (all 20 first-level ones
         for a first-level code)."""
         self._known(cameo_code)
         if len(cameo_code.code) == 3:
-            return self.get_child_relations(CAMEOCode(cameo_code.code[:2]))
-        return [self._relation(f"{n:02d}") for n in range(1, 21)]
+            return list(self._children.get(cameo_code.code[:2], ()))
+        return [self._relations[f"{n:02d}"] for n in range(1, 21)]
 
 
 def _event(day: date, head: str, relation: str, tail: str) -> Event:
     return Event(Date(day.isoformat()), ISOCode(head), CAMEOCode(relation), ISOCode(tail))
+
+
+def _any_in(column: str) -> str:
+    """SQL: ``column`` holds one of the list parameter's strings, case-insensitively."""
+    return f"list_bool_or([contains(lower({column}), lower(k)) FOR k IN ?])"
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1, so a look-up's cosine similarities are one product."""
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)

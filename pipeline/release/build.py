@@ -40,6 +40,7 @@ from pipeline.parquet_io import write_parquet
 from pipeline.reference import tables as reference
 from pipeline.release import card, croissant, export, manifest, mirai_info, stats
 from pipeline.release.layout import TABLES
+from pipeline.release.news_terms import write_news_terms
 from pipeline.release.tkg import write_tkg
 from pipeline.summary import StageSummary
 from pipeline.tasks.build import build_tasks
@@ -54,6 +55,9 @@ log = logging.getLogger(__name__)
 VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 DATABASE = ("events", "quads", "news", "quad_docs", "funnel")
 ROWS_PER_FILE = 5_000_000  # files of a few hundred MB: easy to download, few per table
+# Texts in small row groups: reading one article (browse_news_article) or one day's decompresses
+# a few MB, not the month's texts.
+ROW_GROUPS = {"news": 1_000}
 
 
 class ReleaseError(StageError):
@@ -157,9 +161,11 @@ def _write(
         for name in DATABASE:
             log.info("release %s: %s", version, name)
             export.write_query(con, f"release/export/{name}.sql", out / name, ROWS_PER_FILE,
-                               **window)  # fmt: skip
+                               ROW_GROUPS.get(name, export.ROW_GROUP), **window)  # fmt: skip
         log.info("release %s: MIRAI's data_kg.csv and data_news.csv", version)
         mirai_compat.write_database(con, out / "mirai" / "MIRAI", start, last)
+    log.info("release %s: news_terms/ (the articles' terms, for BM25 search)", version)
+    write_news_terms(out, ROWS_PER_FILE)
     write_parquet(reference.relations(), out / "reference" / "relations.parquet")
     write_parquet(reference.countries(), out / "reference" / "countries.parquet")
     slots = _gdelt_slots(cfg, start, last, out / "gdelt" / "slots.parquet")

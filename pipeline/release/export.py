@@ -21,15 +21,22 @@ BATCH = 50_000
 
 
 def write_query(
-    con: duckdb.DuckDBPyConnection, name: str, folder: Path, rows_per_file: int, **params
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    folder: Path,
+    rows_per_file: int,
+    row_group: int = ROW_GROUP,
+    **params,
 ) -> list[Path]:
     """Rows of ``pipeline/sql/<name>`` as ``folder/part-0.parquet``, ``part-1``, ... (one
     file with no rows when the query has none, so every table keeps its schema)."""
     reader = duck.relation(con, name, **params).to_arrow_reader(BATCH)
-    return write_reader(reader, folder, rows_per_file)
+    return write_reader(reader, folder, rows_per_file, row_group)
 
 
-def write_reader(reader: pa.RecordBatchReader, folder: Path, rows_per_file: int) -> list[Path]:
+def write_reader(
+    reader: pa.RecordBatchReader, folder: Path, rows_per_file: int, row_group: int = ROW_GROUP
+) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     ds.write_dataset(
         reader,
@@ -37,8 +44,8 @@ def write_reader(reader: pa.RecordBatchReader, folder: Path, rows_per_file: int)
         format="parquet",
         basename_template="part-{i}.parquet",
         file_options=ds.ParquetFileFormat().make_write_options(compression="zstd"),
-        min_rows_per_group=min(ROW_GROUP, rows_per_file),
-        max_rows_per_group=min(ROW_GROUP, rows_per_file),
+        min_rows_per_group=min(row_group, rows_per_file),
+        max_rows_per_group=min(row_group, rows_per_file),
         max_rows_per_file=rows_per_file,
         use_threads=False,
         preserve_order=True,  # without it pyarrow may write batches out of ORDER BY order

@@ -43,6 +43,11 @@ TABLES: tuple[Table, ...] = (
           "daily mentions, GDELT records, events, source URLs and kept documents behind it."),
     Table("news", "news/*.parquet", "Kept news articles: extracted title, text, MIRAI's "
           "abstract and the OBELICS filter values."),
+    Table("news_terms", "news_terms/*.parquet", "Each news article's terms, as MIRAI's BM25 "
+          "search splits `title + ' ' + text` (on single spaces): one row per article and "
+          "term with its count (`tf`), its first position (`first`, 0-based) and the "
+          "article's number of terms (`tokens`); the index behind the agent environment's "
+          "text search and keyword matching."),
     Table("quad_docs", "quad_docs/*.parquet", "Links from each quad to the kept documents "
           "behind its source URLs."),
     Table("funnel", "funnel/*.parquet", "Per day and rule: rows in, rows out, rows removed "

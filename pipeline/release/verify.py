@@ -8,8 +8,10 @@ queries, no table of the database and no complex event holds a row dated outside
 release's history (which ends on the test month's last day), no atomic event is dated
 after it, and the tasks keep theirs (``pipeline.tasks.leakage``: no background event after
 its cut, no answer in an earlier split's backgrounds), each record in its task's and
-split's file. ``tkg/`` decodes, line by line as RE-GCN reads it, to exactly the rows of
-``quads``, each in the split its date says, with ids from 0 without gaps.
+split's file. ``news_terms`` holds every article of ``news`` and no other, each with one
+first term, its date, and term counts that add up to its text's length. ``tkg/`` decodes,
+line by line as RE-GCN reads it, to exactly the rows of ``quads``, each in the split its
+date says, with ids from 0 without gaps.
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ from pipeline.tasks import leakage
 from pipeline.testset.build import month_range
 
 DATED = {  # table -> the date columns that must lie in the history
-    "events": ("date",), "quads": ("date",), "news": ("date",), "quad_docs": ("date",),
-    "funnel": ("date",), "complex_events": ("first_date", "last_date"),
+    "events": ("date",), "quads": ("date",), "news": ("date",), "news_terms": ("date",),
+    "quad_docs": ("date",), "funnel": ("date",), "complex_events": ("first_date", "last_date"),
 }  # fmt: skip
 
 
@@ -122,7 +124,9 @@ def _leakage(root: Path, manifest: dict, listed: dict[str, dict]) -> list[str]:
             problems += [
                 f"{p}: {late} atomic events dated after {end}" for p in tables["timelines"]
             ]
-        for r in duck.records(con, "release/leaks.sql", first=first, last=last):
+        found = duck.records(con, "release/leaks.sql", first=first, last=last)
+        found += duck.records(con, "release/news_terms_check.sql")
+        for r in found:
             problems += [f"{p}: {r['problem']} ({r['rows']} rows, e.g. {r['example']})"
                          for p in tables[r["tbl"]]]  # fmt: skip
     return problems

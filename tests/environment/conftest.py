@@ -1,10 +1,11 @@
 """The demo month's release (built once per session, as tests/release builds it), and a copy
-of it with a planted future: a quad, its document and the document's news row dated after
-the month, which a cutoff before them must hide."""
+of it with a planted future: a quad, its document and the document's news row and terms
+dated after the month, which a cutoff before them must hide."""
 
 from __future__ import annotations
 
 import shutil
+from collections import Counter
 from datetime import date
 from pathlib import Path
 
@@ -32,7 +33,18 @@ def planted(release: Path, tmp_path_factory) -> Path:  # noqa: F811 (the importe
     shutil.copytree(release, out)
     for table, values in FUTURE_ROWS.items():
         add_rows(out, table, [values | {"date": FUTURE_DAY}], "z-future")
+    add_rows(out, "news_terms", [row | {"date": FUTURE_DAY} for row in terms(
+        "future-doc", f"{FUTURE_ROWS['news']['title']} {FUTURE_ROWS['news']['text']}")],
+        "z-future")  # fmt: skip
     return out
+
+
+def terms(doc_id: str, text: str) -> list[dict]:
+    """``news_terms`` rows of a document, split as MIRAI's BM25 splits it."""
+    tokens = text.split(" ")
+    first = {term: tokens.index(term) for term in dict.fromkeys(tokens)}
+    return [{"doc_id": doc_id, "term": term, "tf": n, "first": first[term],
+             "tokens": len(tokens)} for term, n in Counter(tokens).items()]  # fmt: skip
 
 
 def add_rows(folder: Path, table: str, rows: list[dict], name: str) -> None:

@@ -122,6 +122,10 @@ def test_a_planted_future_reaches_no_call(planted):
     with open_environment(planted, "2025-08-21") as later:  # the plant is real
         assert later.count_events(head_entities=tuv) == 1
         assert later.browse_news_article(Date(FUTURE_DAY.isoformat()), FUTURE_TITLE)
+        assert later.count_news_articles(everything, keywords=["Tuvalu"]) == 1
+        found = later.get_news_articles(everything, text_description=FUTURE_TITLE)
+        assert found[0] == (Date(FUTURE_DAY.isoformat()), FUTURE_TITLE)
+        assert later.get_events(everything, text_description=FUTURE_TITLE)[0].head_entity == tuv[0]
 
 
 def test_lookups(env):

@@ -28,6 +28,7 @@ from pipeline.release.layout import TABLES
 from pipeline.release.manifest import MANIFEST
 from pipeline.release.verify import verify
 from pipeline.tasks.records import SCHEMA
+from tests.environment.conftest import terms
 from tests.release.conftest import MONTH, demo_month
 
 
@@ -285,3 +286,27 @@ def test_baselines_are_in_the_manifest_and_the_card(release):
         card = (release / "README.md").read_text()
         assert f"| {method} | test | {queries:,} | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 |" in card
     assert "## Baselines" in card and "gdelt-forecast baseline --release" in card
+
+
+def test_news_terms_split_every_article_as_mirais_search_does(release, tmp_path):
+    news = pq.read_table(release / "news/part-0.parquet").to_pylist()
+    got = pq.read_table(release / "news_terms/part-0.parquet").to_pylist()
+    expected = [
+        row | {"date": a["date"]}
+        for a in sorted(news, key=lambda a: (a["date"], a["doc_id"]))
+        for row in sorted(
+            terms(a["doc_id"], f"{a['title'] or ''} {a['text']}"), key=lambda row: row["first"]
+        )  # fmt: skip
+    ]
+    assert len(news) > 4 and got == expected
+
+    copy = tmp_path / "copy"
+    shutil.copytree(release, copy)
+    table = pq.read_table(copy / "news_terms/part-0.parquet")
+    first, last = got[0]["doc_id"], got[-1]["doc_id"]
+    keep = [i for i, row in enumerate(got) if row["doc_id"] != last and i != 1]
+    _rewrite(copy, "news_terms/part-0.parquet", table.take(keep))
+    assert verify(copy) == [
+        f"news_terms/part-0.parquet: an article without terms (1 rows, e.g. {last})",
+        f"news_terms/part-0.parquet: rows that disagree on the article (1 rows, e.g. {first})",
+    ]
