@@ -115,6 +115,17 @@ class Environment:
             f"CREATE TABLE events AS SELECT date, head, relation, tail, quad_id FROM "
             f"{read['quads']} WHERE {before} AND quad_id IN (SELECT quad_id FROM links)"
         )
+        # Codes as ENUMs, which compare as integers: every filter on them takes half the
+        # time it takes on strings. Sorted, so they order as the strings do, and holding every
+        # code a caller may pass (the info lists) and every code the events use.
+        for kind, listed, columns in (("iso", self._iso2names, ("head", "tail")),
+                                      ("cameo", self._code2relation, ("relation",))):  # fmt: skip
+            used = {code for c in columns for (code,) in self._con.execute(
+                f"SELECT DISTINCT {c} FROM events").fetchall()}  # fmt: skip
+            values = ", ".join(duck.literal(code) for code in sorted(used | set(listed)))
+            self._con.execute(f"CREATE TYPE {kind} AS ENUM ({values})")
+            for column in columns:
+                self._con.execute(f"ALTER TABLE events ALTER {column} TYPE {kind}")
         self._con.execute(f"CREATE VIEW news AS SELECT * FROM {read['news']} WHERE {before}")
         self._con.execute(f"CREATE VIEW terms AS SELECT * FROM {read['news_terms']} "
                           f"WHERE {before}")  # fmt: skip
