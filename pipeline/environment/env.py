@@ -482,5 +482,7 @@ def _any_in(column: str, keywords: int) -> str:
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to length 1, so a look-up's cosine similarities are one product."""
+    """Rows scaled to length 1 (float64, as the query is), so a look-up's cosine similarities
+    are one product."""
+    vectors = vectors.astype(np.float64)
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
