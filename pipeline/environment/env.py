@@ -231,13 +231,11 @@ class Environment:
         plain = [k for k in keywords if " " not in k]
         found, found_params = [], []
         if plain:
-            found.append(f"SELECT doc_id FROM terms WHERE doc_id IN (SELECT doc_id FROM "
-                         f"({sql})) AND ({_any_in('term', len(plain))})")  # fmt: skip
+            found.append(f"{_of_docs('terms', sql)} WHERE {_any_in('t.term', len(plain))}")
             found_params += [*params, *plain]
         if spaced:
-            text = "coalesce(title, '') || ' ' || coalesce(text, '')"
-            found.append(f"SELECT doc_id FROM news WHERE doc_id IN (SELECT doc_id FROM ({sql})) "
-                         f"AND ({_any_in(text, len(spaced))})")  # fmt: skip
+            text = "coalesce(t.title, '') || ' ' || coalesce(t.text, '')"
+            found.append(f"{_of_docs('news', sql)} WHERE {_any_in(text, len(spaced))}")
             found_params += [*params, *spaced]
         return (f"SELECT * FROM ({sql}) WHERE doc_id IN ({' UNION ALL '.join(found)})",
                 [*params, *found_params])  # fmt: skip
@@ -269,16 +267,16 @@ class Environment:
         query = text.split(" ")
         counts: dict[str, np.ndarray] = {}
         for doc_id, term, tf in self._con.execute(
-            f"SELECT doc_id, term, tf FROM terms WHERE term IN (SELECT unnest(?)) AND doc_id IN "
-            f"(SELECT doc_id FROM ({docs_sql}))", [sorted(set(query)), *params]
+            f"{_of_docs('terms', docs_sql, 't.doc_id, t.term, t.tf')} WHERE t.term IN "
+            "(SELECT unnest(?))", [*params, sorted(set(query))]
         ).fetchall():  # fmt: skip
             counts.setdefault(term, np.zeros(len(docs), np.int64))[order[doc_id]] = tf
 
         def vocabulary() -> np.ndarray:  # first use: the first document's, then first place
             return self._con.execute(
-                f"SELECT count(*) AS df FROM terms JOIN (SELECT doc_id, row_number() OVER "
-                f"(ORDER BY date, doc_id) AS r FROM ({docs_sql})) USING (doc_id) GROUP BY term "
-                f"ORDER BY min(r * {2**32} + first)", params
+                f"SELECT count(*) AS df FROM terms JOIN (SELECT doc_id, date, row_number() OVER "
+                f"(ORDER BY date, doc_id) AS r FROM ({docs_sql})) USING (doc_id, date) GROUP BY "
+                f"term ORDER BY min(r * {2**32} + first)", params
             ).fetchnumpy()["df"]  # fmt: skip
 
         lengths = np.array([doc[3] for doc in docs], np.int64)
@@ -315,16 +313,18 @@ class Environment:
             ).fetchall()  # fmt: skip
             return [_event(*row) for row in rows]
         ranked = self._ranked(*self._articles(sql, params, None), text_description, EVENTS_LIMIT)
+        by_doc: dict[str, list[tuple]] = {}
+        for doc_id, *event in self._con.execute(
+            f"SELECT d.doc_id, e.date, e.head, e.relation, e.tail FROM ({sql}) AS e JOIN links "
+            "AS d USING (quad_id) WHERE d.doc_id IN (SELECT unnest(?)) ORDER BY e.date DESC, "
+            "e.head, e.relation, e.tail", [*params, [doc[0] for doc in ranked]]
+        ).fetchall():  # fmt: skip
+            by_doc.setdefault(doc_id, []).append(event)
         found: dict[Event, None] = {}
         for doc in ranked:
             if len(found) >= EVENTS_LIMIT:  # checked per document, as MIRAI does
                 break
-            rows = self._con.execute(
-                f"SELECT e.date, e.head, e.relation, e.tail FROM ({sql}) AS e JOIN links "
-                "AS d USING (quad_id) WHERE d.doc_id = ? ORDER BY e.date DESC, e.head, "
-                "e.relation, e.tail", [*params, doc[0]]
-            ).fetchall()  # fmt: skip
-            found.update(dict.fromkeys(_event(*row) for row in rows))
+            found.update(dict.fromkeys(_event(*event) for event in by_doc.get(doc[0], ())))
         return list(found)
 
     def get_entity_distribution(
@@ -473,6 +473,14 @@ class Environment:
 
 def _event(day: date, head: str, relation: str, tail: str) -> Event:
     return Event(Date(day.isoformat()), ISOCode(head), CAMEOCode(relation), ISOCode(tail))
+
+
+def _of_docs(table: str, docs_sql: str, columns: str = "t.doc_id") -> str:
+    """SQL: ``columns`` of the rows of ``table`` (as ``t``) of the documents of ``docs_sql``,
+    joined on the date too: DuckDB then skips the row groups (the tables are sorted by date)
+    outside the documents' days, so a search of the last week reads a week's terms."""
+    return (f"SELECT {columns} FROM {table} AS t SEMI JOIN ({docs_sql}) AS d "
+            "ON t.doc_id = d.doc_id AND t.date = d.date")  # fmt: skip
 
 
 def _any_in(column: str, keywords: int) -> str:

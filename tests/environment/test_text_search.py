@@ -128,3 +128,24 @@ def test_keywords_and_search_keep_the_other_filters(env, articles):
     assert len(env.get_news_articles(head_entities=usa, text_description="the")) == min(
         everything, 15
     )
+
+
+def test_events_of_the_best_articles_as_mirai_collects_them(env, articles, release):
+    """get_events with a description: the events of the best-ranked articles, article by
+    article, latest first, until 30 are found (checked before each article, as MIRAI does)."""
+    links = duckdb.execute(
+        f"SELECT d.doc_id, q.date, q.head, q.relation, q.tail FROM '{release}/quads/*.parquet' "
+        f"AS q JOIN '{release}/quad_docs/*.parquet' AS d USING (quad_id) "
+        "ORDER BY q.date DESC, q.head, q.relation, q.tail"
+    ).fetchall()
+    bm25 = BM25Okapi([f"{title} {text}".split(" ") for _, _, title, text in articles])
+    for text in [articles[0][2], "the trade talks", "nothing-here"]:
+        found: dict[tuple, None] = {}
+        for i in np.argsort(bm25.get_scores(text.split(" ")))[::-1][:30]:
+            if len(found) >= 30:
+                break
+            found.update(dict.fromkeys(row[1:] for row in links if row[0] == articles[i][1]))
+        got = env.get_events(text_description=text)
+        assert [(e.date.date, e.head_entity.code, e.relation.code, e.tail_entity.code)
+                for e in got] == [(d.isoformat(), h, r, t) for d, h, r, t in found]  # fmt: skip
+        assert got
