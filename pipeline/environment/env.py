@@ -400,12 +400,9 @@ class Environment:
         ).fetchone()  # fmt: skip
         # Looked up first, so the id reaches the Parquet scan as a constant: a subquery's
         # would be joined after reading the day's row groups.
-        row = (
-            doc
-            and self._con.execute(
-                "SELECT text FROM news WHERE date = ? AND doc_id = ?", [date.date, doc[0]]
-            ).fetchone()
-        )
+        row = doc and self._con.execute(
+            "SELECT text FROM news WHERE date = ? AND doc_id = ?", [date.date, doc[0]]
+        ).fetchone()  # fmt: skip
         if row is None:  # a later article is not found, as a missing one
             raise ValueError(f"No news article found with the specified date {date.date} and "
                              f"title {title}")  # fmt: skip
