@@ -60,9 +60,10 @@ def records(con: duckdb.DuckDBPyConnection, name: str, **params) -> list[dict]:
     return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
 
-def literal(path: Path) -> str:
-    """A path as a DuckDB string literal, for statements that take no parameters there."""
-    return "'" + str(path).replace("'", "''") + "'"
+def literal(value: str | Path) -> str:
+    """A path or string as a DuckDB string literal, for statements that take no parameters
+    there (a view's files, an ENUM's values)."""
+    return "'" + str(value).replace("'", "''") + "'"
 
 
 def quoted_list(paths: Iterable[Path]) -> str:
