@@ -21,21 +21,29 @@ $(VENV)/.dev: $(VENV)/.core
 	touch $@
 
 DEMO = --config configs/demo.yaml --data-root $(DEMO_ROOT)
-DEMO_DAY = --start-date 2025-08-07 --end-date 2025-08-07
+# The real GDELT slot of 2025-08-07 22:00 and four demo-only days derived from it
+# (tests/fixtures/gdelt/demo-days/README.md), so that stories span several days.
+DEMO_SLOTS = tests/fixtures/gdelt/20250807220000.*.CSV tests/fixtures/gdelt/demo-days/*.CSV
+# normalize wants bronze on every day of its range, so it runs once per demo day; the later
+# stages take the span.
+DEMO_DATES = 2025-07-22 2025-07-28 2025-08-02 2025-08-07 2025-08-12
+DEMO_DAYS = --start-date 2025-07-22 --end-date 2025-08-12
 # Offline, the article stage reads the sample pages from a web archive, not the live web.
 DEMO_PAGES = --set articles.archives=[$(DEMO_ROOT)/pages.warc.gz]
 
 demo: $(VENV)/.core
-	$(BIN)/python -m pipeline.gdelt.mirror $(DEMO_ROOT)/mirror tests/fixtures/gdelt/20250807220000.*.CSV
-	$(BIN)/gdelt-forecast ingest --start 2025-08-07T21:45 --end 2025-08-07T23:45 $(DEMO) \
+	$(BIN)/python -m pipeline.gdelt.mirror $(DEMO_ROOT)/mirror $(DEMO_SLOTS)
+	$(BIN)/gdelt-forecast ingest --start 2025-07-22T21:45 --end 2025-08-12T23:45 $(DEMO) \
 		--set gdelt.base_url=file://$(abspath $(DEMO_ROOT))/mirror
-	$(BIN)/gdelt-forecast normalize $(DEMO_DAY) $(DEMO)
+	for day in $(DEMO_DATES); do \
+		$(BIN)/gdelt-forecast normalize --start-date $$day --end-date $$day $(DEMO) || exit 1; \
+	done
 	$(BIN)/gdelt-forecast database $(DEMO)
-	$(BIN)/python demo/sample_pages.py $(DEMO) --day 2025-08-07 --out $(DEMO_ROOT)/pages.warc.gz
-	$(BIN)/gdelt-forecast articles fetch $(DEMO_DAY) $(DEMO) $(DEMO_PAGES)
-	$(BIN)/gdelt-forecast articles process $(DEMO_DAY) $(DEMO) $(DEMO_PAGES)
+	$(BIN)/python demo/sample_pages.py $(DEMO) $(DEMO_DAYS) --out $(DEMO_ROOT)/pages.warc.gz
+	$(BIN)/gdelt-forecast articles fetch $(DEMO_DAYS) $(DEMO) $(DEMO_PAGES)
+	$(BIN)/gdelt-forecast articles process $(DEMO_DAYS) $(DEMO) $(DEMO_PAGES)
 	$(BIN)/gdelt-forecast database $(DEMO)
-	$(BIN)/gdelt-forecast stats $(DEMO_DAY) $(DEMO) --top 5
+	$(BIN)/gdelt-forecast stats $(DEMO_DAYS) $(DEMO) --top 5
 	$(BIN)/gdelt-forecast testset --month 2025-08 $(DEMO)
 	$(BIN)/gdelt-forecast timelines --month 2025-08 $(DEMO)
 	$(BIN)/gdelt-forecast tasks --month 2025-08 $(DEMO)

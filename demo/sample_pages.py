@@ -1,18 +1,25 @@
 """Package the sample pages as a web archive of the demo's source URLs, for `make demo`.
 
 The demo runs offline, so its GDELT events cannot be fetched from the live web. Instead real
-pages shipped in the repo are written into a WARC under source URLs of the demo day's quads,
-as a web archive would hold them, and the article stage reads that archive
+pages shipped in the repo are written into a WARC under source URLs of the demo's quads, as
+a web archive would hold them, and the article stage reads that archive
 (`articles.archives`). The pages are assigned to URLs for demonstration only: they are not
 the articles GDELT coded (see demo/pages/README.md).
 
-- Two stories, so that the timelines stage finds complex events of several documents: three
-  pages on the 2019 US-China trade talks under the URLs of the day's China-United States
-  quads, two on the 2019 impeachment hearings under those of Russia-United States.
-- The shipped test pages (three English news articles, a German and a French page) under the
-  first other source URLs, as before: the non-English ones are dropped by the language check.
+- Two stories, so that the timelines stage finds complex events of several documents first
+  seen on different days: five pages on the 2019 US-China trade war, one a demo day, under
+  the URLs of that day's China-United States quads, and five on the 2019 impeachment
+  hearings under those of Russia-United States. The demo days are the real slot's
+  2025-08-07 and the four derived from it (tests/fixtures/gdelt/demo-days/).
+- The shipped test pages (three English news articles, a German and a French page) under
+  the first other source URLs of 2025-08-07, as before: the non-English ones are dropped by
+  the language check.
 
-    python demo/sample_pages.py --data-root demo-data --day 2025-08-07 --out FILE
+Every page goes under one URL only (under two, it would be one document dated by the
+earlier). Story days outside the span are left out.
+
+    python demo/sample_pages.py --data-root demo-data --start-date 2025-07-22 \\
+        --end-date 2025-08-12 --out FILE
 """
 
 from __future__ import annotations
@@ -30,39 +37,77 @@ from pipeline.warehouse.build import open_read_only
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
 PAGES = REPO / "demo" / "pages"
-STORIES = {  # (country, country) -> pages, each under one of the pair's source URLs
-    ("CHN", "USA"): [
-        PAGES / "702d1da63b8e064cb70617620e45c2d116b4912c9bc9d518dcf5ce54bb8057ed.html.gz",
-        PAGES / "d605bdef2cde7308a9f2fbd1484d4a9c3da0167177245d346da61e455f42208d.html.gz",
-        PAGES / "39d5c43beb60605c3eec760c99500e62e7bd71ebbe4ae05edf382125e1b0b80a.html.gz",
-    ],
-    ("RUS", "USA"): [
-        PAGES / "7a664e40d256470fdb12d10c3f8d1c6db0581e9b080c71765e55f273a3ac7d03.html.gz",
-        PAGES / "c90731f051d033e49e4cfcc920895051bbc3b54ef1a11519abcf22a115c3aa79.html.gz",
-    ],
+SAMPLES_DAY = date(2025, 8, 7)  # the real GDELT slot's day
+
+
+def _page(prefix: str) -> Path:
+    """The demo page whose name (its sha256) starts with ``prefix``."""
+    (path,) = PAGES.glob(f"{prefix}*.html.gz")
+    return path
+
+
+# (country, country) -> day -> pages, each under one of that day's source URLs of the pair,
+# in the order the stories read (the pages' own dates are November 2019's).
+STORIES: dict[tuple[str, str], dict[date, list[Path]]] = {
+    ("CHN", "USA"): {
+        date(2025, 7, 22): [_page("b6906ca0")],  # PolitiFact: tariffs and the trade war
+        date(2025, 7, 28): [_page("702d1da6")],  # NYT: the trade war, farm purchases
+        date(2025, 8, 2): [_page("d605bdef")],  # CNN: Asian markets and the trade talks
+        date(2025, 8, 7): [_page("39d5c43b")],  # Beijing's tariff demands, "phase one"
+        date(2025, 8, 12): [_page("db6b0816")],  # AP: Esper accuses China of intimidation
+    },
+    ("RUS", "USA"): {
+        date(2025, 7, 22): [_page("8380689f")],  # Snopes: Yovanovitch, after her testimony
+        date(2025, 7, 28): [_page("7a664e40")],  # CBS: Volker and Morrison testify
+        date(2025, 8, 2): [_page("c90731f0")],  # the White House: a "sham", debunked
+        date(2025, 8, 7): [_page("82b6d780")],  # AP: Sondland faces questions
+        date(2025, 8, 12): [_page("f5c90a6d")],  # National Review: Schiff against the clock
+    },
 }
 SAMPLES = [
     *sorted((FIXTURES / "articles").glob("*.html.gz")),
     FIXTURES / "html" / "2.html",  # German: dropped by the language check
     FIXTURES / "html" / "4.html",  # French, rendered client-side: dropped too
 ]
+# The country pairs of each day's source URLs; `main` marks the pair the timelines stage
+# will give a document under the URL: the pair of most of its quads, ties to the first pair
+# (pipeline/sql/timelines/documents.sql). A story's pages go under URLs of its own pair.
 PAIR_URLS = """
-    SELECT DISTINCT least(q.head, q.tail), greatest(q.head, q.tail), u.url
-    FROM quad_urls AS u JOIN quads AS q USING (quad_id)
-    WHERE u.date = ?
-    ORDER BY 1, 2, 3
+    WITH links AS (
+        SELECT u.date, u.url, least(q.head, q.tail) AS a, greatest(q.head, q.tail) AS b
+        FROM quad_urls AS u JOIN quads AS q USING (quad_id)
+        WHERE u.date BETWEEN ? AND ?
+    ),
+    main AS (
+        SELECT date, url, a, b
+        FROM links
+        GROUP BY date, url, a, b
+        QUALIFY row_number() OVER (PARTITION BY date, url ORDER BY count(*) DESC, a, b) = 1
+    )
+    SELECT DISTINCT l.date, l.a, l.b, l.url, (l.a, l.b) = (m.a, m.b) AS main
+    FROM links AS l JOIN main AS m USING (date, url)
+    ORDER BY l.date, l.a, l.b, main DESC, l.url
 """
 
 
-def assign(pair_urls: list[tuple[str, str, str]]) -> dict[str, Path]:
-    """url -> sample page: the stories under their pairs' URLs, the rest under the others."""
+def assign(pair_urls: list[tuple[date, str, str, str, bool]]) -> dict[str, Path]:
+    """url -> sample page: each story day's pages under its pair's URLs of that day (first
+    the URLs whose documents the timelines stage will give to that pair), the other samples
+    under the other URLs of SAMPLES_DAY."""
+    days = {row[0] for row in pair_urls}
     pages: dict[str, Path] = {}
     for pair, story in STORIES.items():
-        urls = [url for a, b, url in pair_urls if (a, b) == pair and url not in pages]
-        if len(urls) < len(story):
-            raise SystemExit(f"demo: {pair} has {len(urls)} source URLs, {len(story)} wanted")
-        pages.update(zip(urls, story, strict=False))
-    free = sorted({url for _, _, url in pair_urls} - set(pages))
+        for day, story_pages in story.items():
+            if day not in days:
+                continue
+            urls = [url for d, a, b, url, _ in pair_urls if (d, a, b) == (day, *pair)]
+            urls = [url for url in urls if url not in pages]
+            if len(urls) < len(story_pages):
+                raise SystemExit(
+                    f"demo: {pair} has {len(urls)} source URLs on {day}, {len(story_pages)} wanted"
+                )
+            pages.update(zip(urls, story_pages, strict=False))
+    free = sorted({row[3] for row in pair_urls if row[0] == SAMPLES_DAY} - set(pages))
     pages.update(zip(free, SAMPLES, strict=False))
     return pages
 
@@ -71,20 +116,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-root", required=True, help="a folder, or s3://bucket/prefix")
     parser.add_argument("--config", help="YAML config (default: configs/default.yaml)")
-    parser.add_argument("--day", type=date.fromisoformat, required=True)
+    parser.add_argument("--start-date", type=date.fromisoformat, required=True)
+    parser.add_argument("--end-date", type=date.fromisoformat, required=True)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
+    if args.start_date > args.end_date:
+        parser.error("--start-date is after --end-date")
     cfg = load_config(args.config, data_root=args.data_root)
     with staged(cfg, []) as local, open_read_only(local) as con:
-        pair_urls = con.execute(PAIR_URLS, [args.day]).fetchall()
+        pair_urls = con.execute(PAIR_URLS, [args.start_date, args.end_date]).fetchall()
     pages = {
         url: gzip.decompress(page.read_bytes()) if page.suffix == ".gz" else page.read_bytes()
         for url, page in assign(pair_urls).items()
     }
     write_pages(args.out, pages)
-    urls = {url for _, _, url in pair_urls}
+    urls = {row[3] for row in pair_urls}
+    days = len({row[0] for row in pair_urls})
     print(f"demo pages: {len(pages)} sample pages archived under {len(pages)} of the "
-          f"{len(urls)} source URLs of {args.day} in {args.out}")  # fmt: skip
+          f"{len(urls)} source URLs of {days} days ({args.start_date}..{args.end_date}) "
+          f"in {args.out}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -7,10 +7,12 @@ COPY --chown=airflow:root pyproject.toml README.md constraints.txt /opt/gdelt-fo
 # config is read from configs/.
 COPY --chown=airflow:root pipeline /opt/gdelt-forecast/pipeline
 COPY --chown=airflow:root configs /opt/gdelt-forecast/configs
-# The sample data compose's `demo` service runs: the real slot, the demo's pages and the
-# script that archives them, and the script that makes the bucket.
+# The sample data compose's `demo` service runs: the real slot and the demo-only days derived
+# from it, the demo's pages and the script that archives them, and the script that makes
+# the bucket.
 COPY --chown=airflow:root demo /opt/gdelt-forecast/demo
 COPY --chown=airflow:root tests/fixtures/gdelt/*.CSV /opt/gdelt-forecast/demo/gdelt/
+COPY --chown=airflow:root tests/fixtures/gdelt/demo-days/*.CSV /opt/gdelt-forecast/demo/gdelt/demo-days/
 COPY --chown=airflow:root docker/make_bucket.py /opt/gdelt-forecast/docker/
 # A plain (non-editable) install, as `pip install .` gives a user, with the [s3] extra for a
 # data root in a bucket. PyTorch's CPU index first: the embedding model needs no GPU, and

@@ -22,6 +22,8 @@ FIXTURES = Path(__file__).parent / "fixtures" / "gdelt"
 SLOT = "20250807220000"
 EXPORT_CSV = FIXTURES / f"{SLOT}.export.CSV"
 MENTIONS_CSV = FIXTURES / f"{SLOT}.mentions.CSV"
+# Demo-only days derived from the real slot (fixtures/gdelt/demo-days/README.md).
+DEMO_DAYS_CSV = sorted((FIXTURES / "demo-days").glob("*.CSV"))
 
 
 def line_count(path: Path) -> int:
@@ -46,6 +48,13 @@ class Mirror:
     def add_real_slot(self):
         self.add(EXPORT_CSV.name, EXPORT_CSV.read_bytes())
         return self.add(MENTIONS_CSV.name, MENTIONS_CSV.read_bytes())
+
+    def add_demo_slots(self):
+        """The demo's five slots, as `make demo` mirrors them: the real one and the four
+        demo-only days derived from it."""
+        for path in DEMO_DAYS_CSV:
+            self.add(path.name, path.read_bytes())
+        return self.add_real_slot()
 
 
 class _Handler(SimpleHTTPRequestHandler):

@@ -38,7 +38,7 @@ from pipeline.locks import month_lock
 from pipeline.objectstore import publish, where, working_copy_of
 from pipeline.parquet_io import write_parquet
 from pipeline.reference import tables as reference
-from pipeline.release import card, croissant, export, manifest, mirai_info, stats
+from pipeline.release import card, croissant, export, manifest, mirai_info, quality, stats
 from pipeline.release.layout import TABLES
 from pipeline.release.news_terms import write_news_terms
 from pipeline.release.tkg import write_tkg
@@ -216,6 +216,7 @@ def _write(
             "method": timelines.method,
             "complex_events": timelines.complex_events,
             "atomic_events": timelines.atomic_events,
+            "dropped": dict(timelines.dropped),
         },
         "tasks": {
             "method": tasks.method,
@@ -224,9 +225,11 @@ def _write(
             "splits": {s: tasks.splits.get(s, 0) for s in SPLITS},
             "negatives_discarded": dict(tasks.negatives_discarded),
             "kept_extractive": tasks.kept_extractive,
-            "leaking_records_dropped": tasks.leaked,
+            "soundness": tasks.soundness,
         },
     }
+    meta["quality"] = quality.quality(out / "tasks", meta["timelines"], meta["tasks"])
+    manifest.write_json(out / "stats" / "quality.json", meta["quality"])
     (out / "README.md").write_text(card.render(meta, schemas, rows, headline), encoding="utf-8")
     files = manifest.entries(out)
     manifest.write_json(out / "croissant.json", croissant.croissant(out, {

@@ -126,7 +126,7 @@ def render(meta: dict, schemas: dict[str, pa.Schema], rows: dict[str, int], stat
         for t in TABLES
         if t.name in schemas
     )
-    emb, tkg = meta["embeddings"], meta["tkg"]
+    emb, tkg, q = meta["embeddings"], meta["tkg"], meta["quality"]
     return f"""---
 {top}---
 
@@ -188,9 +188,29 @@ OpenForecast's six tasks (`tasks/<TASK>/<split>.parquet`, one config per task wi
 splits): {_task_counts(meta["tasks"])} records from {meta["tasks"]["cuts"]:,} cuts of the
 timelines, split by cut date ({_split_counts(meta["tasks"])}); the generated parts by the
 `{meta["tasks"]["method"]}` method; {sum(meta["tasks"]["negatives_discarded"].values()):,}
-MCNC negatives discarded for repeating a true event's arguments and
-{meta["tasks"]["leaking_records_dropped"]:,} records dropped by the leakage rule. The full
-configuration is in `manifest.json` (`config`).
+MCNC negatives discarded for repeating a true event's arguments. What the soundness rules
+removed is in the next section. The full configuration is in `manifest.json` (`config`).
+
+## Soundness
+
+Nothing a question shows may have been first available after its cut. A document's
+availability date is the day GDELT first saw it (`news.date`); every atomic event of
+`timelines` and every background and target event of a task record carries its source
+document's (`source_date`). The build applies these rules and drops what breaks them;
+`gdelt-forecast release verify` re-checks rules 1, 2, 4 and 5 from this release's own
+tables. Near-duplicate means `{q["near_duplicate"]["measure"]}`: the share of the shorter
+text's content words (stemmed, without stop words) that the other holds is at least
+{q["near_duplicate"]["threshold"]}.
+
+| rule | what it asks | removed in the build |
+|---|---|---|
+{_soundness_rows(q["rules"])}
+
+Gold letters of the multiple-choice tasks (options in a seeded order that spreads them
+evenly): {_letters(q["gold_letters"])}. Records whose background is empty or a single event:
+{_backgrounds(q["backgrounds"])}.
+
+{q["mirai"]} `stats/quality.json` holds these figures.
 
 ## Funnel
 
@@ -281,6 +301,26 @@ The release is distributed under {meta["license"]}. GDELT data may be used witho
 restriction provided the GDELT Project is cited (https://www.gdeltproject.org/). News texts
 remain their publishers'; they are included for research use only.
 """
+
+
+def _soundness_rows(rules: list[dict]) -> str:
+    return "\n".join(
+        f"| `{r['rule']}` | {r['text']} | "
+        + (", ".join(f"{n:,} {what.replace('_', ' ')}" for what, n in r["removed"].items())
+           or "nothing")
+        + " |"
+        for r in rules
+    )  # fmt: skip
+
+
+def _letters(letters: dict) -> str:
+    return "; ".join(f"{task} " + ", ".join(f"{letter} {n:,}" for letter, n in found.items())
+                     for task, found in letters.items())  # fmt: skip
+
+
+def _backgrounds(backgrounds: dict) -> str:
+    return ", ".join(f"{task} {b['empty']:,} and {b['single_event']:,} of {b['records']:,}"
+                     for task, b in backgrounds.items())  # fmt: skip
 
 
 def _empty_note(empty: list[str]) -> str:

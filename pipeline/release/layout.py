@@ -64,7 +64,8 @@ TABLES: tuple[Table, ...] = (
           "stories between two countries, with their documents in date order."),
     Table("timelines", "timelines/timelines.parquet", "Each complex event's timeline of "
           "atomic events (date, text, subject, event type, object, location, source "
-          "document), with the method, model and prompt version that wrote it."),
+          "document and `source_date`, the day GDELT first saw it), with the method, model "
+          "and prompt version that wrote it."),
     Table("gdelt_slots", "gdelt/slots.parquet", "Every GDELT source file of the release's "
           "days: slot, table, URL, size, md5, status, rows and rejected lines."),
     *(Table(f"{task}-{split}", f"tasks/{task}/{split}.parquet", f"{_TASKS[task]} The "

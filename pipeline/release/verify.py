@@ -6,12 +6,13 @@ Parquet schema is the card's features; and the leakage rule: queries and subset 
 dated in the test month with a cutoff before their date, the subset is drawn from the
 queries, no table of the database and no complex event holds a row dated outside the
 release's history (which ends on the test month's last day), no atomic event is dated
-after it, and the tasks keep theirs (``pipeline.tasks.leakage``: no background event after
-its cut, no answer in an earlier split's backgrounds), each record in its task's and
-split's file. ``news_terms`` holds every article of ``news`` and no other, each with one
-first term, its date, and term counts that add up to its text's length. ``tkg/`` decodes,
-line by line as RE-GCN reads it, to exactly the rows of ``quads``, each in the split its
-date says, with ids from 0 without gaps.
+after it or after its source document was first seen (soundness rule 2), and every task
+record keeps the soundness rules 1, 4 and 5 (``pipeline.tasks.leakage``: provenance against
+``news``' dates, no answer in its own context, none in an earlier split's backgrounds), each
+in its task's and split's file. ``news_terms`` holds every article of ``news`` and no
+other, each with one first term, its date, and term counts that add up to its text's
+length. ``tkg/`` decodes, line by line as RE-GCN reads it, to exactly the rows of
+``quads``, each in the split its date says, with ids from 0 without gaps.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from pipeline.release.layout import TABLES
 from pipeline.release.manifest import MANIFEST, on_disk, parquet_rows, sha256
 from pipeline.tasks import leakage
 from pipeline.testset.build import month_range
+from pipeline.timelines import sound
 
 DATED = {  # table -> the date columns that must lie in the history
     "events": ("date",), "quads": ("date",), "news": ("date",), "news_terms": ("date",),
@@ -133,9 +135,25 @@ def _leakage(root: Path, manifest: dict, listed: dict[str, dict]) -> list[str]:
 
 
 def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
-    """The tasks' leakage rule (pipeline/tasks/leakage.py), and each record in its file."""
-    problems, rows = [], []
+    """The soundness rules from the release's own tables (:mod:`pipeline.tasks.leakage`,
+    :mod:`pipeline.timelines.sound`): rule 2 on the timelines, rules 1, 4 and 5 (and the
+    dates) on every task record, each record in its task's and split's file."""
     tables = _tables(listed)
+    news = pq.read_table(root / "news", columns=["doc_id", "date"]).to_pylist()
+    available = {r["doc_id"]: r["date"] for r in news}
+    problems, story = [], {}
+    for path in tables["timelines"]:
+        for atom in pq.read_table(root / path).to_pylist():
+            story.setdefault(atom["complex_event_id"], []).append(atom["text"])
+            where = f"{path}: {atom['complex_event_id']} event {atom['seq']}"
+            if available.get(atom["source_doc_id"]) != atom["source_date"]:
+                problems.append(f"{where}: its source {atom['source_doc_id']} was first seen "
+                                f"on {available.get(atom['source_doc_id'])}, not "
+                                f"{atom['source_date']}")  # fmt: skip
+            elif sound.after_source(atom):
+                problems.append(f"{where}: dated {atom['date']}, after its source was first "
+                                f"seen on {atom['source_date']} (rule 2)")  # fmt: skip
+    rows = []
     for table in TABLES:
         if table.config is None:
             continue
@@ -145,7 +163,10 @@ def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
                 if (row["task"], row["split"]) != (table.config, table.split):
                     problems.append(f"{path}: {row['id']} is a {row['task']} {row['split']} "
                                     "record")  # fmt: skip
-                if why := leakage.dated_wrong(row):
+                texts = story.get(row["complex_event_id"], [])
+                why = (leakage.dated_wrong(row) or leakage.unsourced(row, available)
+                       or leakage.answer_in_context(row, texts))  # fmt: skip
+                if why:
                     problems.append(f"{path}: {row['id']}: {why}")
     paths = {r["id"]: f"tasks/{r['task']}/{r['split']}.parquet" for r in rows}
     problems += [f"{paths[i]}: {i}: {why}" for i, why in sorted(leakage.leaked(rows).items())]

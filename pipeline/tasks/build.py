@@ -1,10 +1,12 @@
 """``gdelt-forecast tasks --month YYYY-MM``: OpenForecast's six tasks from the timelines.
 
 Reads ``timelines/<month>/`` (complex events and their atomic events), cuts each timeline
-(:mod:`pipeline.tasks.cut`), builds the records of every cut (:mod:`pipeline.tasks.records`),
-drops those that break the leakage rule (:mod:`pipeline.tasks.leakage`) and writes
-``<data_root>/tasks/<month>/<TASK>.parquet``, one file per task, replaced whole on every run.
-The generated parts follow ``timelines.method``: ``extractive`` rules, or the LLM.
+(:mod:`pipeline.tasks.cut`: soundness rule 1, provenance), builds the records of every cut
+(:mod:`pipeline.tasks.records`), drops those that break rules 4 and 5
+(:mod:`pipeline.tasks.leakage`), spreads the multiple-choice answers evenly over A-D and
+writes ``<data_root>/tasks/<month>/<TASK>.parquet``, one file per task, replaced whole on
+every run; the summary counts what each rule removed. The generated parts follow
+``timelines.method``: ``extractive`` rules, or the LLM.
 """
 
 from __future__ import annotations
@@ -47,18 +49,24 @@ class Summary(StageSummary):
     # negatives the same-arguments rule discarded, by the method that wrote them
     negatives_discarded: Counter = field(default_factory=Counter)
     kept_extractive: dict = field(default_factory=dict)  # llm: task -> records the model missed
-    leaked: int = 0
+    # soundness rule -> what it removed: {"background_events", "cut_days"} for rule 1,
+    # {"negatives", "records"} for rule 4, {"records"} for rule 5
+    soundness: dict = field(default_factory=dict)
+    letters: dict = field(default_factory=dict)  # MCNC, MCAC -> gold letter -> records
     llm: dict = field(default_factory=dict)
     seconds: float = 0.0
 
     def line(self) -> str:
         counts = ", ".join(f"{t} {n}" for t, n in self.records.items())
+        rules = "; ".join(
+            f"{rule} " + ", ".join(f"{n:,} {what.replace('_', ' ')}" for what, n in found.items())
+            for rule, found in self.soundness.items()
+        )
         return (
             f"tasks {self.month} ({self.method}): {self.cuts} cuts of {self.timelines} "
             f"timelines ({self.uncut} without one); {counts}; "
-            f"{sum(self.negatives_discarded.values())} negatives discarded, {self.leaked} "
-            f"leaking records dropped ({self.seconds:.1f} s)"
-            + (f"; {self.llm['line']}" if self.llm else "")
+            f"{sum(self.negatives_discarded.values())} negatives discarded; removed by rule: "
+            f"{rules} ({self.seconds:.1f} s)" + (f"; {self.llm['line']}" if self.llm else "")
         )
 
 
@@ -77,6 +85,8 @@ def build_tasks(
     out = out or cfg.data_root / "tasks" / month
     summary = Summary(month=month, method=cfg.timelines.method)
     summary.negatives_discarded["extractive"] = 0
+    provenance = Counter(background_events=0, cut_days=0)
+    in_context = Counter(negatives=0, records=0)
     with month_lock(cfg, "tasks", month):
         atoms, countries = _read(timelines, month)
         pools = extractive.Pools(atoms, countries, *_reference_names())
@@ -85,14 +95,17 @@ def build_tasks(
         skipped: Counter = Counter()
         seed = cfg.tasks.seed
         for ce in sorted(atoms):
-            found = cuts(ce, atoms[ce], cfg.tasks)
+            found, lost = cuts(ce, atoms[ce], cfg.tasks)
+            provenance["cut_days"] += lost
             summary.uncut += not found
             summary.cuts += len(found)
             for cut in found:
                 summary.left_out += cut.left_out
+                provenance["background_events"] += cut.withheld
                 split = split_of(cut.cut_date, first, cfg.tasks)
-                mcnc, discarded = records.mcnc(cut, split, seed, pools)
-                summary.negatives_discarded["extractive"] += discarded
+                mcnc, turned_down = records.mcnc(cut, split, seed, pools)
+                summary.negatives_discarded["extractive"] += turned_down["discarded"]
+                in_context["negatives"] += turned_down["near-duplicate"]
                 made = [records.stf(cut, split, seed), records.ltf(cut, split),
                         records.aqa(cut, split, seed), records.mcac(cut, split, seed, pools),
                         mcnc]  # fmt: skip
@@ -100,20 +113,25 @@ def build_tasks(
                 skipped.update(_missing(made))
         if cfg.timelines.method == "llm":
             sent = time.monotonic()
-            rows, calls, kept, discarded = generated.written(cfg, rows, pools)
+            rows, calls, kept, turned_down = generated.written(cfg, rows, pools)
             write_calls(out / "llm_calls.parquet", calls)
             calls_summary = summarize(calls, time.monotonic() - sent)
             summary.llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
             summary.kept_extractive = dict(kept)
-            summary.negatives_discarded["llm"] = discarded
+            summary.negatives_discarded["llm"] = turned_down["discarded"]
+            in_context["negatives"] += turned_down["near-duplicate"]
         else:
             (out / "llm_calls.parquet").unlink(missing_ok=True)  # no log of an earlier llm run
-        rows += [records.vqa(r, seed) for r in rows if r["task"] == "MCNC"]
         for row in rows:  # the cut puts every event on its side: a failure is a bug, not data
-            if why := leakage.dated_wrong(row):
+            if why := leakage.dated_wrong(row) or leakage.unsourced(row):
                 raise StageError(f"tasks: {row['id']}: {why}")
+        story = {ce: [a["text"] for a in story] for ce, story in atoms.items()}
+        made = len(rows)
+        rows = [r for r in rows if not leakage.answer_in_context(r, story[r["complex_event_id"]])]
+        in_context["records"] = made - len(rows)
         leaks = leakage.leaked(rows)
-        rows = [r for r in rows if r["id"] not in leaks]
+        rows = records.balance([r for r in rows if r["id"] not in leaks], seed)
+        rows += [records.vqa(r, seed) for r in rows if r["task"] == "MCNC"]
         for task in TASKS:
             mine = [r for r in rows if r["task"] == task]
             if not by_split:
@@ -127,9 +145,18 @@ def build_tasks(
     summary.records = {t: sum(r["task"] == t for r in rows) for t in TASKS}
     summary.splits = dict(Counter(r["split"] for r in rows))
     summary.skipped = dict(skipped)
-    summary.leaked = len(leaks)
+    summary.soundness = {leakage.PROVENANCE: dict(provenance),
+                         leakage.ANSWER_IN_CONTEXT: dict(in_context),
+                         leakage.ACROSS_SPLITS: {"records": len(leaks)}}  # fmt: skip
+    summary.letters = letters(rows)
     summary.seconds = time.monotonic() - t0
     return summary
+
+
+def letters(rows: list[dict]) -> dict[str, dict[str, int]]:
+    """The gold letters of the multiple-choice records: task -> letter -> records."""
+    return {task: {letter: sum(r["task"] == task and r["answer"] == letter for r in rows)
+                   for letter in "ABCD"} for task in ("MCNC", "MCAC")}  # fmt: skip
 
 
 def _missing(made: list[dict | None]) -> list[str]:
@@ -144,9 +171,13 @@ def _read(folder: Path, month: str) -> tuple[dict[str, list[dict]], dict[str, tu
     paths = [folder / "timelines.parquet", folder / "complex_events.parquet"]
     if not all(p.exists() for p in paths):
         raise TasksError(f"no timelines of {month} at {folder}: run `timelines` first")
+    table = pq.read_table(paths[0])
+    if "source_date" not in table.column_names:
+        raise TasksError(f"the timelines at {folder} record no source dates (built by an "
+                         "older version): run `timelines` again")  # fmt: skip
     atoms: dict[str, list[dict]] = {}
-    for row in pq.read_table(paths[0]).sort_by([("complex_event_id", "ascending"),
-                                                ("seq", "ascending")]).to_pylist():  # fmt: skip
+    order = [("complex_event_id", "ascending"), ("seq", "ascending")]
+    for row in table.sort_by(order).to_pylist():
         atoms.setdefault(row["complex_event_id"], []).append(row)
     countries = {
         row["complex_event_id"]: tuple(row["countries"])

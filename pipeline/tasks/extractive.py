@@ -3,30 +3,33 @@
 - AQA and MCAC questions come from templates over the target event's arguments ("Who will
   threaten United States in Alaska on 2025-08-07?"); the CAMEO event type is the verb, its
   ", not specified" dropped; a missing argument reads "someone", "something" or is left out.
-- MCAC's three wrong answers are values of the same argument that occur nowhere in the
-  complex event's timeline: first from the other complex events of the month, then (for
+- MCAC's three wrong answers are values of the same argument that are no near-duplicate
+  (:mod:`pipeline.timelines.similarity`) of a value in the complex event's timeline, nor of
+  each other: first from the other complex events of the month, then (for
   subject, object and location) the reference country names and (event type) CAMEO's
   second-level names; a wrong date is the target's date moved by 1 to 10 days (months or
   years for a coarser date).
 - MCNC's three negatives are atomic events of other complex events: of the same country
-  pair first, then sharing a country, then any; one whose text is in the timeline, or whose
-  subject, event type, object and location all equal a true event's, is discarded and
-  counted (the paper's rule for its generated negatives). These events did happen, but not
-  in this story.
+  pair first, then sharing a country, then any; one whose text is a near-duplicate of a
+  true event of the story or of another option is rejected (soundness rule 4), and one whose
+  subject, event type, object and location all equal a true event's is discarded (the
+  paper's rule for its generated negatives); both are counted. These events did happen, but
+  not in this story.
 Every draw is seeded, so a re-run writes the same records.
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
 
-from pipeline.tasks.cut import period
-from pipeline.timelines import text_key
+from pipeline.timelines import period, text_key
+from pipeline.timelines.similarity import first_near_duplicate
 
 METHOD = "extractive"
-PROMPT_VERSION = "tasks-extractive-v1"  # the rules above; bump it when they change
+PROMPT_VERSION = "tasks-extractive-v2"  # the rules above; bump it when they change
 ARGUMENTS = ("subject", "object", "event_type", "location", "time")
 WRONG = 3  # wrong candidates beside the gold one: four options, as in OpenForecast
 
@@ -84,18 +87,19 @@ class Pools:
 def wrong_values(
     pools: Pools, ce: str, atom: dict, argument: str, rng: random.Random
 ) -> list[str] | None:
-    """Three values of ``argument`` that the complex event's timeline never has, or None."""
-    taken = {text_key(value(a, argument)) for a in pools.atoms[ce]}
+    """Three values of ``argument`` that the complex event's timeline never has (nor a
+    near-duplicate), each no near-duplicate of another, or None."""
+    taken = [v for a in pools.atoms[ce] if (v := value(a, argument))]
     if argument == "time":
         tiers = [_other_dates(atom["date"])]
     else:
         tiers = [pools.month_values(argument), pools.reference(argument)]
     picked: list[str] = []
     for tier in tiers:
-        options = [v for v in tier if text_key(v) not in taken]
+        options = list(tier)
         rng.shuffle(options)
         for option in options:
-            if len(picked) < WRONG and text_key(option) not in {text_key(p) for p in picked}:
+            if len(picked) < WRONG and not first_near_duplicate(option, taken + picked):
                 picked.append(option)
     return picked if len(picked) == WRONG else None
 
@@ -112,10 +116,10 @@ def _other_dates(when: str) -> list[str]:
     return [str(first.year + d) for d in steps]
 
 
-def negatives(pools: Pools, ce: str, rng: random.Random) -> tuple[list[dict] | None, int]:
+def negatives(pools: Pools, ce: str, rng: random.Random) -> tuple[list[dict] | None, Counter]:
     """Three atomic events of other complex events for an MCNC question on ``ce`` (None when
-    the month has too few that pass the rules), and how many the same-arguments rule
-    discarded on the way."""
+    the month has too few that pass the rules), and the candidates turned down on the way,
+    by :func:`screen`'s verdict."""
     pair = set(pools.countries[ce])
     others = sorted(c for c in pools.atoms if c != ce)
     tiers = [
@@ -124,7 +128,7 @@ def negatives(pools: Pools, ce: str, rng: random.Random) -> tuple[list[dict] | N
         [c for c in others if not set(pools.countries[c]) & pair],
     ]
     picked: list[dict] = []
-    discarded = 0
+    turned_down: Counter = Counter()
     for tier in tiers:
         candidates = [a for c in tier for a in pools.atoms[c]]
         rng.shuffle(candidates)
@@ -132,17 +136,19 @@ def negatives(pools: Pools, ce: str, rng: random.Random) -> tuple[list[dict] | N
             if len(picked) == WRONG:
                 break
             verdict = screen(pools.atoms[ce], picked, atom)
-            discarded += verdict == "discarded"
             if verdict == "kept":
                 picked.append(atom)
-    return (picked if len(picked) == WRONG else None), discarded
+            else:
+                turned_down[verdict] += 1
+    return (picked if len(picked) == WRONG else None), turned_down
 
 
 def screen(story: list[dict], picked: list[dict], negative: dict) -> str:
-    """ "kept"; "repeated" when its text is the story's or an earlier pick's; "discarded" when
-    its subject, event type, object and location all equal a true event's."""
-    if text_key(negative["text"]) in {text_key(a["text"]) for a in story + picked}:
-        return "repeated"
+    """ "kept"; "near-duplicate" when its text is a near-duplicate of a true event's or of
+    an earlier pick's (rule 4); "discarded" when its subject, event type, object and
+    location all equal a true event's."""
+    if first_near_duplicate(negative["text"], [a["text"] for a in story + picked]):
+        return "near-duplicate"
     if arguments(negative) in {arguments(a) for a in story}:
         return "discarded"
     return "kept"

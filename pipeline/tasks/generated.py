@@ -4,10 +4,11 @@ Table 12, asking for JSON). One batch for the month, through the timelines' clie
 resume, ``llm_calls.parquet``).
 
 The model writes text; the rules still decide what is kept:
-- an AQA or MCAC question and answer must be non-empty; MCAC's wrong answers must differ
-  from the gold one and from every value of the argument in the story;
-- an MCNC negative whose text is the story's is dropped; one whose subject, event type,
-  object and location all equal a true event's is discarded and counted (the paper's rule);
+- an AQA or MCAC question and answer must be non-empty; MCAC's wrong answers must be no
+  near-duplicate of the gold one, of each other or of a value of the argument in the story;
+- an MCNC negative that is a near-duplicate of a true event of the story or of another
+  negative is rejected (soundness rule 4); one whose subject, event type, object and
+  location all equal a true event's is discarded (the paper's rule); both are counted;
 - a record the model's answer cannot complete (a failed call, fewer than three wrong
   answers or negatives left) keeps its ``extractive`` version, and says so in ``method``.
 """
@@ -21,7 +22,7 @@ from pipeline.config import Config
 from pipeline.llm import Request, Result, parse_numbered, run
 from pipeline.tasks import extractive, records
 from pipeline.tasks.cut import after
-from pipeline.timelines import text_key
+from pipeline.timelines.similarity import first_near_duplicate
 from pipeline.timelines.written import listed
 
 METHOD = "llm"
@@ -100,62 +101,62 @@ def request(row: dict, pools: extractive.Pools) -> Request:
 
 def written(
     cfg: Config, rows: list[dict], pools: extractive.Pools
-) -> tuple[list[dict], list[Result], Counter, int]:
+) -> tuple[list[dict], list[Result], Counter, Counter]:
     """The rows with the model's parts where it gave them; every call's result; the
-    records that kept their extractive version, by task; the negatives discarded."""
+    records that kept their extractive version, by task; the negatives turned down, by
+    verdict."""
     asked = [r for r in rows if r["task"] in ("AQA", "MCAC", "MCNC")]
     results = run(cfg, [request(r, pools) for r in asked])
     replaced: dict[str, dict] = {}
     kept: Counter = Counter()
-    discarded = 0
+    turned_down: Counter = Counter()
     stamp = {"method": METHOD, "prompt_version": PROMPT_VERSION, "model": cfg.llm.model}
     for row, result in zip(asked, results, strict=True):
         new = None
         if result.answer is not None:
-            new, dropped = _apply(row, result.answer, pools, cfg.tasks.seed)
-            discarded += dropped
+            new, verdicts = _apply(row, result.answer, pools)
+            turned_down += verdicts
         if new is None:
             kept[row["task"]] += 1
         else:
             replaced[row["id"]] = {**row, **new, **stamp}
-    return [replaced.get(r["id"], r) for r in rows], results, kept, discarded
+    return [replaced.get(r["id"], r) for r in rows], results, kept, turned_down
 
 
-def _apply(row: dict, answer: dict, pools: extractive.Pools, seed: int) -> tuple[dict | None, int]:
-    draw = records.rng(seed, row["task"] + ":llm", row["complex_event_id"], row["cut_date"])
+def _apply(row: dict, answer: dict, pools: extractive.Pools) -> tuple[dict | None, Counter]:
     target, _ = _target(row, pools)
     story = pools.atoms[row["complex_event_id"]]
     if row["task"] in ("AQA", "MCAC") and not (
         answer["question"].strip() and answer["answer"].strip()
     ):
-        return None, 0
+        return None, Counter()
     if row["task"] == "AQA":
-        return {"question": answer["question"].strip(), "answer": answer["answer"].strip()}, 0
+        qa = {"question": answer["question"].strip(), "answer": answer["answer"].strip()}
+        return qa, Counter()
     if row["task"] == "MCAC":
         gold = answer["answer"].strip()
-        taken = {text_key(extractive.value(a, row["argument"])) for a in story}
+        taken = [v for a in story if (v := extractive.value(a, row["argument"]))]
         wrong: list[str] = []
-        for value in answer["wrong"]:
-            if value.strip() and text_key(value) not in taken | {
-                text_key(v) for v in [gold, *wrong]
-            }:
-                wrong.append(value.strip())
+        for value in (v.strip() for v in answer["wrong"]):
+            if value and not first_near_duplicate(value, [*taken, gold, *wrong]):
+                wrong.append(value)
         if len(wrong) < extractive.WRONG:
-            return None, 0
-        candidates, letter = records.options(gold, wrong, draw)
+            return None, Counter()
+        candidates, letter = records.options(gold, wrong)
         return {"question": answer["question"].strip(), "candidates": candidates,
-                "answer": letter}, 0  # fmt: skip
+                "answer": letter}, Counter()  # fmt: skip
     picked: list[dict] = []
-    discarded = 0
+    turned_down: Counter = Counter()
     for negative in answer["negatives"]:
         negative = {**negative, "text": negative["text"].strip()}
         if not negative["text"]:
             continue
         verdict = extractive.screen(story, picked, negative)
-        discarded += verdict == "discarded"
         if verdict == "kept":
             picked.append(negative)
+        else:
+            turned_down[verdict] += 1
     if len(picked) < extractive.WRONG:
-        return None, discarded
-    candidates, letter = records.options(target["text"], [n["text"] for n in picked], draw)
-    return {"candidates": candidates, "answer": letter}, discarded
+        return None, turned_down
+    candidates, letter = records.options(target["text"], [n["text"] for n in picked])
+    return {"candidates": candidates, "answer": letter}, turned_down

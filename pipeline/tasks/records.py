@@ -10,10 +10,12 @@ numbered list; AQA the argument's value; MCNC and MCAC an option letter; VQA yes
 - STF: the events of one day after the cut (a seeded day among the day-precise targets);
 - LTF: every target event;
 - AQA: a seeded target event and argument (subject, object, event type, location, time);
-- MCAC: AQA's question with three wrong values and the gold one, in seeded order;
+- MCAC: AQA's question with three wrong values and the gold one;
 - MCNC: a seeded target event and three negatives;
 - VQA: MCNC's gold event (answer yes) or one of its negatives (no), a seeded coin.
-Each task draws from its own seeded generator, so a change to one leaves the others be.
+Each task draws from its own seeded generator, so a change to one leaves the others be; the
+options of MCNC and MCAC are put in order last (:func:`balance`), once the month's records
+are final, so that the gold letters are spread evenly.
 """
 
 from __future__ import annotations
@@ -21,14 +23,17 @@ from __future__ import annotations
 import hashlib
 import random
 import string
+from collections import Counter
 from datetime import date
 
 import pyarrow as pa
 
 from pipeline.tasks import extractive
-from pipeline.tasks.cut import Cut, period
+from pipeline.tasks.cut import Cut
+from pipeline.timelines import period
 
-_EVENT = pa.struct([("date", pa.string()), ("text", pa.string()), ("source_doc_id", pa.string())])
+_EVENT = pa.struct([("date", pa.string()), ("text", pa.string()), ("source_doc_id", pa.string()),
+                    ("source_date", pa.date32())])  # fmt: skip
 SCHEMA = pa.schema(
     [
         ("id", pa.string()),
@@ -54,7 +59,7 @@ def rng(seed: int, task: str, complex_event_id: str, cut_date: date) -> random.R
 
 
 def event(atom: dict) -> dict:
-    return {"date": atom["date"], "text": atom["text"], "source_doc_id": atom["source_doc_id"]}
+    return {k: atom[k] for k in ("date", "text", "source_doc_id", "source_date")}
 
 
 def numbered(atoms: list[dict]) -> str:
@@ -76,11 +81,30 @@ def record(task: str, cut: Cut, split: str, **fields) -> dict:
     return {**row, **fields}
 
 
-def options(gold: str, wrong: list[str], rng_: random.Random) -> tuple[list[str], str]:
-    """The four candidates in seeded order, and the gold one's letter."""
-    candidates = [gold, *wrong]
-    rng_.shuffle(candidates)
-    return candidates, string.ascii_uppercase[candidates.index(gold)]
+def options(gold: str, wrong: list[str]) -> tuple[list[str], str]:
+    """The four candidates, the gold one first, and its letter: :func:`balance` places it."""
+    return [gold, *wrong], "A"
+
+
+def balance(rows: list[dict], seed: int) -> list[dict]:
+    """The rows with every MCNC and MCAC record's options in a seeded order whose gold
+    letters are spread evenly over the month: per task, the records in id order take the
+    letters A-D in turn, shuffled as a whole by the seed (so each letter is the answer of a
+    quarter of the records, give or take one), and the wrong options a seeded order of
+    their own."""
+    out = {r["id"]: r for r in rows}
+    for task in ("MCNC", "MCAC"):
+        mine = sorted((r for r in rows if r["task"] == task), key=lambda r: r["id"])
+        places = [i % (extractive.WRONG + 1) for i in range(len(mine))]
+        random.Random(f"{seed}:{task}:letters").shuffle(places)
+        for row, place in zip(mine, places, strict=True):
+            gold = string.ascii_uppercase.index(row["answer"])
+            wrong = [c for i, c in enumerate(row["candidates"]) if i != gold]
+            rng(seed, f"{task}:order", row["complex_event_id"], row["cut_date"]).shuffle(wrong)
+            candidates = [*wrong[:place], row["candidates"][gold], *wrong[place:]]
+            out[row["id"]] = {**row, "candidates": candidates,
+                              "answer": string.ascii_uppercase[place]}  # fmt: skip
+    return [out[r["id"]] for r in rows]
 
 
 def stf(cut: Cut, split: str, seed: int) -> dict | None:
@@ -119,23 +143,24 @@ def mcac(cut: Cut, split: str, seed: int, pools: extractive.Pools) -> dict | Non
     wrong = extractive.wrong_values(pools, cut.complex_event_id, atom, argument, draw)
     if wrong is None:
         return None
-    candidates, letter = options(extractive.value(atom, argument), wrong, draw)
+    candidates, letter = options(extractive.value(atom, argument), wrong)
     return record("MCAC", cut, split, question=extractive.question(atom, argument),
                   candidates=candidates, answer=letter, argument=argument,
                   target=[event(atom)])  # fmt: skip
 
 
-def mcnc(cut: Cut, split: str, seed: int, pools: extractive.Pools) -> tuple[dict | None, int]:
-    """The record (None without three negatives) and the negatives discarded for it."""
+def mcnc(cut: Cut, split: str, seed: int, pools: extractive.Pools) -> tuple[dict | None, Counter]:
+    """The record (None without three negatives) and the negatives turned down for it, by
+    verdict (:func:`pipeline.tasks.extractive.screen`)."""
     draw = rng(seed, "MCNC", cut.complex_event_id, cut.cut_date)
     gold = draw.choice(cut.targets)
-    negatives, discarded = extractive.negatives(pools, cut.complex_event_id, draw)
+    negatives, turned_down = extractive.negatives(pools, cut.complex_event_id, draw)
     if negatives is None:
-        return None, discarded
-    candidates, letter = options(gold["text"], [a["text"] for a in negatives], draw)
+        return None, turned_down
+    candidates, letter = options(gold["text"], [a["text"] for a in negatives])
     row = record("MCNC", cut, split, question=f"Which event will occur after {cut.cut_date}?",
                  candidates=candidates, answer=letter, target=[event(gold)])  # fmt: skip
-    return row, discarded
+    return row, turned_down
 
 
 def vqa(mcnc_row: dict, seed: int) -> dict:

@@ -2,15 +2,18 @@
 
 Reads the warehouse's kept documents of the month and of the ``timelines.history_days``
 before it, groups them into complex events (:mod:`pipeline.timelines.complex_events`) and
-writes each one's timeline of atomic events with ``timelines.method``. Output, replaced
-whole on every run: ``<data_root>/timelines/<month>/complex_events.parquet`` (one row per
-complex event) and ``timelines.parquet`` (one row per atomic event, with the method, model
-and prompt version that wrote it); with the ``llm`` method also ``llm_calls.parquet``.
+writes each one's timeline of atomic events with ``timelines.method``, less what the
+soundness rules 2 and 3 drop (:mod:`pipeline.timelines.sound`, counted in the summary).
+Output, replaced whole on every run: ``<data_root>/timelines/<month>/complex_events.parquet``
+(one row per complex event) and ``timelines.parquet`` (one row per atomic event, with its
+source document's availability date and the method, model and prompt version that wrote
+it); with the ``llm`` method also ``llm_calls.parquet``.
 """
 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -26,7 +29,7 @@ from pipeline.parquet_io import write_parquet
 from pipeline.progress import progress
 from pipeline.summary import StageSummary
 from pipeline.testset.build import month_range
-from pipeline.timelines import extractive, written
+from pipeline.timelines import extractive, sound, written
 from pipeline.timelines.complex_events import group
 from pipeline.warehouse.build import open_read_only, warehouse_path
 
@@ -54,6 +57,7 @@ TIMELINES = pa.schema(
         ("object", pa.string()),
         ("location", pa.string()),
         ("source_doc_id", pa.string()),
+        ("source_date", pa.date32()),  # the day GDELT first saw the source document
         ("method", pa.string()),
         ("model", pa.string()),
         ("prompt_version", pa.string()),
@@ -73,6 +77,7 @@ class Summary(StageSummary):
     complex_events: int = 0
     documents_in_events: int = 0
     atomic_events: int = 0
+    dropped: Counter = field(default_factory=Counter)  # soundness rule -> atomic events
     llm: dict = field(default_factory=dict)  # the LLM calls' summary (method llm)
     seconds: float = 0.0
 
@@ -80,7 +85,9 @@ class Summary(StageSummary):
         return (
             f"timelines {self.month} ({self.method}): {self.documents:,} documents, "
             f"{self.complex_events:,} complex events of {self.documents_in_events:,} documents, "
-            f"{self.atomic_events:,} atomic events ({self.seconds:.1f} s)"
+            f"{self.atomic_events:,} atomic events; dropped by rule: "
+            + ", ".join(f"{rule} {self.dropped[rule]:,}" for rule in sound.RULES)
+            + f" ({self.seconds:.1f} s)"
             + (f"; {self.llm['line']}" if self.llm else "")
         )
 
@@ -119,11 +126,14 @@ def build_timelines(
             stamp = (extractive.METHOD, None, extractive.PROMPT_VERSION)
             # A re-run replaces the month's output: no call log of an earlier llm run stays.
             (out / "llm_calls.parquet").unlink(missing_ok=True)
+        dropped: Counter = Counter(dict.fromkeys(sound.RULES, 0))
         atoms = [
             {"complex_event_id": event.complex_event_id, "seq": seq, **atom,
              **dict(zip(("method", "model", "prompt_version"), stamp, strict=True))}
             for event in events
-            for seq, atom in enumerate(by_event[event.complex_event_id], 1)
+            for seq, atom in enumerate(sound.sound(
+                by_event[event.complex_event_id],
+                {d["doc_id"]: d["date"] for d in event.documents}, dropped), 1)
         ]  # fmt: skip
         write_parquet(pa.Table.from_pylist([_row(e, month) for e in events], COMPLEX_EVENTS),
                       out / "complex_events.parquet")  # fmt: skip
@@ -131,7 +141,7 @@ def build_timelines(
     return Summary(
         month=month, method=cfg.timelines.method, documents=len(docs),
         complex_events=len(events), documents_in_events=sum(len(e.documents) for e in events),
-        atomic_events=len(atoms), llm=llm, seconds=time.monotonic() - t0,
+        atomic_events=len(atoms), dropped=dropped, llm=llm, seconds=time.monotonic() - t0,
     )  # fmt: skip
 
 

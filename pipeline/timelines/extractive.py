@@ -3,11 +3,18 @@
 Each document gives its title, dated by its publish day, and every sentence of its lead
 that names a date the sentence's event can be placed on: an explicit day ("On 7 September
 2023", "on Wednesday", resolved against the publish day), month ("in March 2024") or year
-("in 1998"). dateparser finds the dates; its matches are kept only when they name a day,
-month or year unambiguously and lie on or before the publish day (a news story's future is
-not an event). Texts repeated across documents are kept once. The atomic events' subject,
-event type, object and location are GDELT's coding of the document's main quad (its
-countries, its CAMEO relation, its most frequent action place), not read from the sentence.
+("in 1998"). The lead is split into lines first (the title is its own line, never glued
+onto the first sentence, and a line that repeats the title is dropped), then into sentences
+by sentencex (Wikimedia's rule-based segmenter: "Nov. 6" or "U.S." ends no sentence).
+dateparser finds the dates; a match is kept only when it names a day, month or year
+unambiguously and does not qualify a noun: a determiner or a possessive before it ("the
+2020 election", "a 2010 allegation", "the March 2019 agreement") makes it part of a noun
+phrase, which says which election, not when the sentence's event happened. A date after
+the publish day stays on the event: the timelines' rule 2 (:mod:`pipeline.timelines.sound`)
+drops such a plan and counts it, for every method alike, as rule 3 merges repeats. The
+atomic events' subject, event type, object and location are GDELT's coding of the
+document's main quad (its countries, its CAMEO relation, its most frequent action place),
+not read from the sentence.
 """
 
 from __future__ import annotations
@@ -16,12 +23,13 @@ import re
 from datetime import datetime
 
 from dateparser.search import search_dates
+from sentencex import segment
 
 from pipeline.timelines import text_key
 from pipeline.timelines.complex_events import ComplexEvent
 
 METHOD = "extractive"
-PROMPT_VERSION = "extractive-v1"  # the rules above; bump it when they change
+PROMPT_VERSION = "extractive-v2"  # the rules above; bump it when they change
 
 _MONTH = (r"jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|"
           r"sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?")  # fmt: skip
@@ -32,9 +40,32 @@ _MONTH_DAY = re.compile(rf"\b(\d{{1,2}}\s+({_MONTH})\b|({_MONTH})\.?\s+\d{{1,2}}
 _MONTH_YEAR = re.compile(rf"\b({_MONTH})\.?,?\s+\d{{4}}\b", re.I)
 _YEAR = re.compile(r"\b(1[89]|20)\d{2}\b")
 _DIGIT = re.compile(r"\d")
-# No sentence splitter ships with our dependencies, and a lead is a few sentences of news
-# prose: a stop, question or exclamation mark followed by a capital or a quote ends one.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“A-Z])")
+# Where a date phrase's date begins: its first number, month or weekday word.
+_DATE_WORD = re.compile(rf"\d|\b({_MONTH})\b|{_DAY_WORDS.pattern}", re.I)
+_WORD = re.compile(r"[\w'’]+")
+# No tagger with a model can be installed offline, and the noun-phrase case needs only the
+# word before the date: a determiner or a possessive ("Trump's 2016 campaign").
+_DETERMINERS = frozenset(
+    {
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "those",
+        "its",
+        "his",
+        "her",
+        "their",
+        "our",
+        "your",
+        "my",
+        "whose",
+        "every",
+        "each",
+    }
+)
 
 
 def precision(phrase: str) -> str | None:
@@ -46,6 +77,20 @@ def precision(phrase: str) -> str | None:
     return "year" if _YEAR.search(phrase) else None
 
 
+def qualifies_noun(sentence: str, phrase: str) -> bool:
+    """Whether the date of ``phrase`` (a match in ``sentence``) stands after a determiner or
+    a possessive, as in "the 2020 election": a noun's qualifier, not the sentence's date."""
+    start = _DATE_WORD.search(phrase)
+    if start is None:
+        return False
+    at = sentence.find(phrase)
+    before = _WORD.findall((sentence[:at] if at >= 0 else "") + phrase[: start.start()])
+    if not before:
+        return False
+    word = before[-1].lower()
+    return word in _DETERMINERS or word.endswith(("'s", "’s"))
+
+
 def sentence_date(sentence: str, published: datetime) -> str | None:
     """The first date of ``sentence`` it can be placed on, as yyyy, yyyy-MM or yyyy-MM-dd."""
     if not (_DIGIT.search(sentence) or _DAY_WORDS.search(sentence)):
@@ -53,27 +98,34 @@ def sentence_date(sentence: str, published: datetime) -> str | None:
     settings = {"RELATIVE_BASE": published, "PREFER_DATES_FROM": "past"}
     for phrase, when in search_dates(sentence, languages=["en"], settings=settings) or []:
         kind = precision(phrase)
-        if kind and when.date() <= published.date():
+        if kind and not qualifies_noun(sentence, phrase):
             return when.strftime({"day": "%Y-%m-%d", "month": "%Y-%m", "year": "%Y"}[kind])
     return None
 
 
+def sentences(title: str | None, lead: str | None) -> list[str]:
+    """The lead's sentences, line by line, without a line that repeats the title."""
+    out = []
+    for line in (lead or "").splitlines():
+        line = " ".join(line.split())
+        if line and text_key(line) != text_key(title):
+            out += [s for s in (" ".join(s.split()) for s in segment("en", line)) if s]
+    return out
+
+
 def timeline(event: ComplexEvent) -> list[dict]:
     """The atomic events, in chronological order (coarser dates first within a period)."""
-    seen: set[str] = set()
     rows: list[tuple[tuple, dict]] = []
     for order, doc in enumerate(event.documents):
         published = datetime.combine(doc["date"], datetime.min.time())
-        found = [(doc["date"].isoformat(), doc["title"])]
-        for sentence in _SENTENCE_END.split((doc["lead"] or "").strip()):
+        found = [(doc["date"].isoformat(), " ".join((doc["title"] or "").split()))]
+        for sentence in sentences(doc["title"], doc["lead"]):
             when = sentence_date(sentence, published)
             if when:
-                found.append((when, " ".join(sentence.split())))
+                found.append((when, sentence))
         for when, text in found:
-            key = text_key(text)
-            if not key or key in seen:
+            if not text_key(text):
                 continue
-            seen.add(key)
             # A coarse date sorts before the finer dates of its period: "2023" < "2023-05-01".
             place = (when[:4], when[5:7] or "00", when[8:10] or "00", order, len(rows))
             rows.append((place, {

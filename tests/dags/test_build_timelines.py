@@ -19,7 +19,8 @@ def test_previous_month_by_default_into_timelines(airflow_env, tmp_path):
     assert "STATE success" in result.stdout, (result.stdout + result.stderr)[-5000:]
     events = pq.read_table(cfg.data_root / "timelines/2025-08/complex_events.parquet")
     assert events.num_rows == 2
-    for task in ("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA"):  # then the tasks from them
-        assert pq.read_table(cfg.data_root / f"tasks/2025-08/{task}.parquet").num_rows == 2
+    # then the tasks from them: the demo's tasks.cuts_per_timeline (3) cuts of each story
+    for task in ("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA"):
+        assert pq.read_table(cfg.data_root / f"tasks/2025-08/{task}.parquet").num_rows == 6
     bad = run_dag(airflow_env, {**conf, "method": "llm-that-does-not-exist"})
     assert "REFUSED ParamValidationError" in bad.stdout, bad.stdout[-2000:]

@@ -96,7 +96,8 @@ def _refresh(conf: dict, airflow_env: dict, tmp_path) -> None:
 def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, tmp_path):
     from tests.release.conftest import demo_month
 
-    # The demo's one day, with its pages in a web archive: every stage has work to redo.
+    # The demo's days, with their pages in a web archive: every stage has work to redo (the
+    # run redoes the August days; July's, normalized and processed, stay in the data root).
     cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
     root = cfg.data_root
     (root / "warehouse.duckdb").unlink()
@@ -105,15 +106,16 @@ def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, tmp_pa
         "data_root": str(root),
         "set": [f"articles.archives=[{cfg.articles.archives[0]}]"],
         "month": "2025-08",
-        "partial": True,  # the demo holds one day of August
+        "partial": True,  # the demo holds three days of August
         "version": "demo",
     }
     _refresh(conf, airflow_env, tmp_path)
     assert (root / "releases/LATEST").read_text().strip() == "demo"
     manifest = json.loads((root / "releases/demo/manifest.json").read_text())
     assert manifest["month"] == "2025-08"
+    # As `make demo`: 3 cuts (tasks.cuts_per_timeline) of each of the two stories.
     assert manifest["tasks"]["records"] == dict.fromkeys(
-        ("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA"), 2
+        ("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA"), 6
     )
     assert (root / "testset/2025-08/queries.parquet").exists()
     assert (root / "tasks/2025-08/MCNC.parquet").exists()
@@ -146,8 +148,12 @@ def test_a_run_on_a_bucket_data_root_publishes_the_release_there(
     assert s3fs_client.cat_file(f"{bucket_root}/releases/LATEST") == b"demo\n"
     manifest = json.loads(s3fs_client.cat_file(f"{bucket_root}/releases/demo/manifest.json"))
     assert manifest["config"]["data_root"] == root
+    # Only bronze is in the bucket, and the run normalizes the days of its month: the stories
+    # have their August documents (2025-08-02, 08-07, 08-12) only, and each is cut twice
+    # (CHN-USA on 08-02 and 08-06, RUS-USA on 08-02 and 08-07): no later day leaves a target,
+    # and CHN-USA's 07-29 event comes from a page first seen on 08-02.
     assert manifest["tasks"]["records"] == dict.fromkeys(
-        ("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA"), 2
+        ("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA"), 4
     )
     for key in ("silver/events/date=2025-08-07/part-0.parquet", "articles/docs",
                 "testset/2025-08/queries.parquet", "tasks/2025-08/MCNC.parquet"):  # fmt: skip

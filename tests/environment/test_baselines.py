@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
-from datetime import date
+from collections import Counter
+from datetime import date, timedelta
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -16,9 +17,10 @@ from pipeline.cli import main
 from pipeline.config import load_config
 from tests.environment.conftest import add_rows
 
-# Past events (all before the demo's queries of 2025-08-07, whose cutoff is 2025-08-06):
-# relation 010 four times, 042 three, 043 twice, 036 once; BRA->CHN has 042 and 043 inside
-# the 30-day window and 036 outside it. JPN, KOR, AUS and NZL pairs are no demo query's.
+# Past events, planted among the demo's own (the demo's queries are of 2025-08-02, 08-07 and
+# 08-12, their cutoffs the days before): relation 010 four times, 042 three, 043 twice, 036
+# once; BRA->CHN has 042 and 043 inside the 30-day window of the 2025-08-07 queries and 036
+# outside it. JPN, KOR, AUS and NZL pairs are no demo query's.
 PAST = [
     ("2025-08-01", "BRA", "042", "CHN"), ("2025-08-03", "BRA", "043", "CHN"),
     ("2025-07-01", "BRA", "036", "CHN"), ("2025-08-02", "JPN", "042", "KOR"),
@@ -26,8 +28,9 @@ PAST = [
     ("2025-08-05", "JPN", "010", "KOR"), ("2025-08-05", "KOR", "010", "JPN"),
     ("2025-08-06", "AUS", "010", "NZL"), ("2025-08-06", "NZL", "010", "AUS"),
 ]  # fmt: skip
-# The future: BRA->CHN fighting (190) on the query day and after, ten times over.
-FUTURE = [(f"2025-08-{d:02d}", "BRA", "190", "CHN") for d in (7, 8, 9, 10, 11, 12, 13, 14, 15, 16)]
+# The future: BRA->CHN fighting (190) on the last queries' day (2025-08-12) and after, ten
+# times over.
+FUTURE = [(f"2025-08-{d:02d}", "BRA", "190", "CHN") for d in range(12, 22)]
 
 
 def _plant(folder: Path, events: list[tuple], name: str) -> None:
@@ -59,9 +62,40 @@ def with_future(with_past, tmp_path_factory) -> Path:
 
 
 def _answers(folder: Path) -> list[dict]:
-    columns = ["subject", "object", "answer"]
+    columns = ["subject", "object", "cutoff", "answer"]
     rows = pq.read_table(folder / "testset/queries.parquet", columns=columns).to_pylist()
     return [r | {"answer": json.loads(r["answer"])} for r in rows]
+
+
+def _events(folder: Path) -> list[tuple]:
+    """The release's events as the environment shows them, (date, head, relation, tail): its
+    quads that have a document (MIRAI's data_kg.csv), the planted ones among them."""
+    linked = set(pq.read_table(folder / "quad_docs", columns=["quad_id"])["quad_id"].to_pylist())
+    quads = pq.read_table(folder / "quads", columns=["date", "head", "relation", "tail",
+                                                     "quad_id"]).to_pylist()  # fmt: skip
+    return [(q["date"], q["head"], q["relation"], q["tail"]) for q in quads
+            if q["quad_id"] in linked]  # fmt: skip
+
+
+def _history(events: list[tuple], window_days: int):
+    """A query's forecast by hand: the relations of its pair in the window up to its cutoff."""
+
+    def predict(subject: str, obj: str, cutoff: date) -> set:
+        first = cutoff - timedelta(days=window_days - 1)
+        return {r for d, h, r, t in events if (h, t) == (subject, obj) and first <= d <= cutoff}
+
+    return predict
+
+
+def _frequency(events: list[tuple], top: int):
+    """A query's forecast by hand: the ``top`` relations of the most events up to its cutoff
+    (ties to the lower code)."""
+
+    def predict(subject: str, obj: str, cutoff: date) -> set:
+        counts = Counter(r for d, _, r, _ in events if d <= cutoff)
+        return {r for r, _ in sorted(counts.items(), key=lambda rn: (-rn[1], rn[0]))[:top]}
+
+    return predict
 
 
 def _prf(predicted: set, gold: set) -> tuple[float, float]:
@@ -75,7 +109,7 @@ def _expected(folder: Path, predict) -> dict:
     sums = {"p1": 0.0, "r1": 0.0, "p2": 0.0, "r2": 0.0}
     answers = _answers(folder)
     for q in answers:
-        codes = predict(q["subject"], q["object"])
+        codes = predict(q["subject"], q["object"], q["cutoff"])
         gold2 = {c for codes in q["answer"].values() for c in codes}
         p1, r1 = _prf({c[:2] for c in codes}, set(q["answer"]))
         p2, r2 = _prf(set(codes), gold2)
@@ -93,13 +127,17 @@ def _got(summary) -> dict:
 def test_history_and_frequency_equal_a_hand_computation(with_past):
     cfg = load_config()
     assert cfg.baseline.window_days == 30 and cfg.baseline.frequency_top == 3
-    history = run_baseline(cfg, with_past, "history")
-    window = {("BRA", "CHN"): {"042", "043"}}  # 036 (2025-07-01) is outside the window
-    expected = _expected(with_past, lambda s, o: window.get((s, o), set()))
+    events = _events(with_past)
+    history, by_hand = run_baseline(cfg, with_past, "history"), _history(events, 30)
+    # 036 (2025-07-01) is outside the window; the demo's own CHN->USA is 020 every day.
+    assert by_hand("BRA", "CHN", date(2025, 8, 6)) == {"042", "043"}
+    assert by_hand("CHN", "USA", date(2025, 8, 11)) == {"020"}
+    expected = _expected(with_past, by_hand)
     assert _got(history) == pytest.approx(expected) and expected["p1"] > 0
-    frequency = run_baseline(cfg, with_past, "frequency")
-    top = {"010", "042", "043"}  # 4, 3 and 2 events; 036 has one
-    assert _got(frequency) == pytest.approx(_expected(with_past, lambda s, o: top))
+    frequency, by_hand = run_baseline(cfg, with_past, "frequency"), _frequency(events, 3)
+    # 010 four times (planted), then 020 and 042 three times each, ahead of 110's three.
+    assert by_hand("BRA", "CHN", date(2025, 8, 6)) == {"010", "020", "042"}
+    assert _got(frequency) == pytest.approx(_expected(with_past, by_hand))
     assert history.queries == frequency.queries == len(_answers(with_past))
 
 
@@ -112,7 +150,7 @@ def test_a_planted_future_changes_no_baseline(with_past, with_future):
     # The plant is real: a cutoff after it sees BRA->CHN 190 ten times.
     from pipeline.environment import ISOCode, open_environment
 
-    with open_environment(with_future, "2025-08-20") as env:
+    with open_environment(with_future, "2025-08-22") as env:
         assert env.count_events(head_entities=[ISOCode("BRA")], relations=None) >= 10
 
 

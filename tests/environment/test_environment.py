@@ -5,6 +5,7 @@ cutoff against a planted future, the look-ups, the checks and the tool schemas."
 from __future__ import annotations
 
 import json
+from datetime import date, timedelta
 
 import duckdb
 import jsonschema
@@ -26,7 +27,7 @@ from tests.environment.conftest import FUTURE_DAY, FUTURE_TITLE
 
 @pytest.fixture(scope="module")
 def env(release):
-    with open_environment(release, "2025-08-08") as opened:  # the demo's one day is visible
+    with open_environment(release, "2025-08-13") as opened:  # every demo day is visible
         yield opened
 
 
@@ -74,27 +75,31 @@ def test_counts_and_distributions_equal_mirais_files(env, mirai):
 
 
 def test_news_search_and_browse(env, mirai):
-    title, text = mirai.execute(
-        "SELECT Title, Text FROM data_news ORDER BY Docid LIMIT 1"
+    day, title, text = mirai.execute(
+        "SELECT Date, Title, Text FROM data_news ORDER BY Docid LIMIT 1"
     ).fetchone()
     found = env.get_news_articles(text_description=title)
-    assert found[0] == (Date("2025-08-07"), title) and len(found) <= 15
-    assert (
-        env.browse_news_article(Date("2025-08-07"), title)
-        == f"Date('2025-08-07'):\n{title}\n{text}"
-    )
+    assert found[0] == (Date(day), title) and len(found) <= 15
+    assert env.browse_news_article(Date(day), title) == f"Date('{day}'):\n{title}\n{text}"
+    day_before = (date.fromisoformat(day) - timedelta(days=1)).isoformat()
     with pytest.raises(ValueError, match="No news article found with the specified date"):
-        env.browse_news_article(Date("2025-08-06"), title)
+        env.browse_news_article(Date(day_before), title)
     latest = env.get_news_articles()
     assert len(latest) == min(env.count_news_articles(), 15)
     assert all(isinstance(d, Date) and isinstance(t, str) for d, t in latest)
 
 
-def test_the_cutoff_day_itself_is_not_visible(release):
-    with open_environment(release, "2025-08-07") as env:  # the query date: its day is hidden
+def test_the_cutoff_day_itself_is_not_visible(release, mirai):
+    with open_environment(release, "2025-07-22") as env:  # the demo's first day: hidden
         assert env.count_events() == 0 and env.get_events() == []
         assert env.get_relation_distribution() == {} and env.count_news_articles() == 0
-        assert env.cutoff.isoformat() == "2025-08-07"
+        assert env.cutoff.isoformat() == "2025-07-22"
+    with open_environment(release, "2025-08-07") as env:  # the query date: its day is hidden
+        before = _one(mirai, "SELECT count(*) FROM kg_events WHERE DateStr < '2025-08-07'")
+        assert env.count_events() == before > 0
+        assert all(e.date.date < "2025-08-07" for e in env.get_events())
+        docs = "SELECT count(*) FROM data_news WHERE Docid IN (SELECT Docid FROM data_kg)"
+        assert env.count_news_articles() == _one(mirai, f"{docs} AND Date < '2025-08-07'") > 0
 
 
 def test_a_planted_future_reaches_no_call(planted):

@@ -78,7 +78,7 @@ def test_the_vocabulary_is_read_only_when_an_idf_is_negative():
 
 @pytest.fixture(scope="module")
 def env(release):
-    with open_environment(release, "2025-08-08") as opened:
+    with open_environment(release, "2025-08-13") as opened:  # every demo day is visible
         yield opened
 
 

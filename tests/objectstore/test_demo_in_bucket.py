@@ -19,7 +19,7 @@ import pytest
 from pipeline.cli import main
 from pipeline.release.build import build_release
 from tests.conftest import new_bucket
-from tests.release.conftest import DAY, MONTH, REPO, demo_month
+from tests.release.conftest import DAYS, FIRST_DAY, LAST_DAY, MONTH, REPO, demo_month
 
 DEMO = str(REPO / "configs" / "demo.yaml")
 
@@ -45,16 +45,18 @@ def in_bucket(local_release, s3_endpoint, tmp_path_factory):
     cwd = tmp_path_factory.mktemp("cwd")
     root, machine = f"{new_bucket()}/demo", tmp_path_factory.mktemp("machine")
     common = ["--config", DEMO, "--data-root", root, "--set", f"storage.local_dir={machine}"]
-    day = ["--start-date", DAY.isoformat(), "--end-date", DAY.isoformat()]
+    span = ["--start-date", FIRST_DAY.isoformat(), "--end-date", LAST_DAY.isoformat()]
     pages = ["--set", f"articles.archives=[{archive}]"]
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(cwd)
-        _cli("ingest", "--start", "2025-08-07T21:45", "--end", "2025-08-07T23:45", *common,
+        _cli("ingest", "--start", "2025-07-22T21:45", "--end", "2025-08-12T23:45", *common,
              "--set", f"gdelt.base_url={mirror.as_uri()}")  # fmt: skip
-        _cli("normalize", *day, *common)
+        for day in DAYS:  # as `make demo`: normalize wants bronze on every day of its range
+            _cli("normalize", "--start-date", day.isoformat(), "--end-date", day.isoformat(),
+                 *common)  # fmt: skip
         _cli("database", *common)
-        _cli("articles", "fetch", *day, *common, *pages)
-        _cli("articles", "process", *day, *common, *pages)
+        _cli("articles", "fetch", *span, *common, *pages)
+        _cli("articles", "process", *span, *common, *pages)
         _cli("database", *common)
         for stage in ("testset", "timelines", "tasks"):
             _cli(stage, "--month", MONTH, *common)
@@ -146,7 +148,8 @@ def test_the_demo_pages_script_reads_a_bucket(in_bucket, tmp_path):
     out = tmp_path / "pages.warc.gz"
     done = subprocess.run(
         [sys.executable, "demo/sample_pages.py", "--data-root", root, "--config", DEMO,
-         "--day", DAY.isoformat(), "--out", str(out)],
+         "--start-date", FIRST_DAY.isoformat(), "--end-date", LAST_DAY.isoformat(),
+         "--out", str(out)],
         cwd=REPO, capture_output=True, text=True, env={**os.environ, "HOME": str(tmp_path)},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -1,7 +1,8 @@
 """The demo month, built once per session the way `make demo` builds it: the real
-2025-08-07 22:00 slot ingested from a file:// mirror, normalized, the demo's pages
-(demo/sample_pages.py) read from a web archive and cleaned, the warehouse rebuilt; then
-released."""
+2025-08-07 22:00 slot and the four demo-only days derived from it (2025-07-22, 07-28,
+08-02 and 08-12 at 22:00; tests/fixtures/gdelt/demo-days/) ingested from a file:// mirror,
+normalized day by day, the demo's pages (demo/sample_pages.py) read from a web archive and
+cleaned over the span, the warehouse rebuilt; then released."""
 
 from __future__ import annotations
 
@@ -22,23 +23,29 @@ from pipeline.warehouse.build import build_database
 from tests.conftest import Mirror
 
 REPO = Path(__file__).resolve().parents[2]
-DAY, MONTH = date(2025, 8, 7), "2025-08"
+DAY, MONTH = date(2025, 8, 7), "2025-08"  # the real slot's day; the test month
+# The demo's days (the real one and the derived ones) and the span they cover.
+DAYS = [date(2025, 7, 22), date(2025, 7, 28), date(2025, 8, 2), DAY, date(2025, 8, 12)]
+FIRST_DAY, LAST_DAY = DAYS[0], DAYS[-1]
 
 
 def demo_month(root: Path, mirror_dir: Path) -> Config:
-    mirror = Mirror(mirror_dir).add_real_slot()
+    mirror = Mirror(mirror_dir).add_demo_slots()
     archive = root / "pages.warc.gz"
     overrides = [f"gdelt.base_url={mirror.root.as_uri()}", f"articles.archives=[{archive}]"]
     cfg = load_config(REPO / "configs/demo.yaml", overrides, root)
-    ingest(cfg, datetime(2025, 8, 7, 21, 45), datetime(2025, 8, 7, 23, 45), ["export", "mentions"])
-    normalize(cfg, DAY, DAY)
+    start, end = datetime(2025, 7, 22, 21, 45), datetime(2025, 8, 12, 23, 45)
+    ingest(cfg, start, end, ["export", "mentions"])
+    for day in DAYS:  # normalize wants bronze on every day of its range
+        normalize(cfg, day, day)
     build_database(cfg)
     subprocess.run(
         [sys.executable, "demo/sample_pages.py", "--data-root", str(root), "--config",
-         "configs/demo.yaml", "--day", DAY.isoformat(), "--out", str(archive)],
+         "configs/demo.yaml", "--start-date", FIRST_DAY.isoformat(),
+         "--end-date", LAST_DAY.isoformat(), "--out", str(archive)],
         cwd=REPO, check=True, capture_output=True,
     )  # fmt: skip
-    process(cfg, DAY, DAY)
+    process(cfg, FIRST_DAY, LAST_DAY)
     build_database(cfg)
     return cfg
 

@@ -58,12 +58,12 @@ def test_manifest_lists_every_file_with_its_size_and_sha256(release):
     assert (m["name"], m["version"], m["month"]) == ("gdelt-forecast", "2025.08.0", MONTH)
     assert m["history"] == {"start": "2025-01-01", "end": "2025-08-31"}
     assert m["config"]["events"]["min_daily_mentions"] == 1  # the demo config, in full
-    assert m["gdelt"]["slots"] == 1 and m["gdelt"]["files"] == 2
+    assert m["gdelt"]["slots"] == 5 and m["gdelt"]["files"] == 10  # the real one, 4 derived
     slots = pq.read_table(release / "gdelt/slots.parquet").to_pylist()
     assert {s["table"] for s in slots} == {"export", "mentions"}
     assert all(len(s["md5"]) == 32 for s in slots)
     assert [r["rule"] for r in m["funnel"]][:2] == ["bronze", "same_day"]
-    assert m["funnel"][-1]["rows_out"] == table_rows(release)["events"] == 133
+    assert m["funnel"][-1]["rows_out"] == table_rows(release)["events"] == 165
     assert m["embeddings"]["embedding_model"] == "sentence-transformers/all-MiniLM-L6-v2"
     assert (release.parent / "LATEST").read_text() == "2025.08.0\n"
 
@@ -171,7 +171,7 @@ def test_datasets_and_duckdb_load_every_table_with_the_manifest_counts(release):
     assert queries[0]["answer_list"] and queries.features["date"].dtype == "date32"
     with duckdb.connect() as con:
         (n,) = con.execute(f"SELECT count(*) FROM '{release}/quads/*.parquet'").fetchone()
-    assert n == rows["quads"] == 83
+    assert n == rows["quads"] == 107
 
 
 def test_card_features_are_what_datasets_writes(release):
@@ -202,7 +202,7 @@ def test_mirai_info_covers_every_code_and_country_of_data_kg(release):
     names = json.loads((info / "dict_iso2alternames_GeoNames.json").read_text())
     with (mirai / "data_kg.csv").open(encoding="utf-8", newline="") as fh:
         kg = list(csv.DictReader(fh, delimiter="\t"))
-    assert kg and {r["DateStr"][:7] for r in kg} == {MONTH}
+    assert kg and {r["DateStr"][:7] for r in kg} == {"2025-07", MONTH}
     for row in kg:
         assert row["Actor1CountryCode"] in names and row["Actor2CountryCode"] in names
         assert row["EventBaseCode"] in relations and row["EventBaseCode"][:2] in relations
@@ -246,7 +246,11 @@ def test_verify_catches_a_timeline_that_sees_past_the_month(release, tmp_path):
     late = {**atoms.slice(0, 1).to_pylist()[0], "seq": 99, "date": "2025-09"}
     _rewrite(copy, "timelines/timelines.parquet",
              pa.concat_tables([atoms, pa.Table.from_pylist([late], atoms.schema)]))  # fmt: skip
-    assert verify(copy) == ["timelines/timelines.parquet: 1 atomic events dated after 2025-08-31"]
+    assert verify(copy) == [
+        "timelines/timelines.parquet: 1 atomic events dated after 2025-08-31",
+        f"timelines/timelines.parquet: {late['complex_event_id']} event 99: dated 2025-09, after "
+        f"its source was first seen on {late['source_date']} (rule 2)",
+    ]
 
 
 def test_verify_catches_task_leakage(release, tmp_path):
@@ -265,15 +269,17 @@ def test_verify_catches_task_leakage(release, tmp_path):
         f"tasks/STF/train.parquet: STF-planted: background event dated "
         f"{mcnc[-1]['target'][0]['date']} is not before the cut {planted['cut_date']}"
     )
-    leak = f"answer {mcnc[-1]['target'][0]['text'][:60]!r} is in an earlier split"
-    assert f"tasks/MCNC/test.parquet: {mcnc[-1]['id']}: {leak}" in problems
-    assert len(problems) > 2 and all(p.endswith(leak) for p in problems[1:])  # every task
+    leak = f"answer {mcnc[-1]['target'][0]['text'][:60]!r} is an earlier split's background"
+    assert any(p.startswith(f"tasks/MCNC/test.parquet: {mcnc[-1]['id']}: {leak}")
+               for p in problems)  # fmt: skip
+    assert len(problems) > 2  # every task
+    assert all("is an earlier split's background" in p for p in problems[1:])
 
 
 def test_baselines_are_in_the_manifest_and_the_card(release):
     """Every release says how hard it is: both baselines on both splits, with MIRAI's
-    metrics, in manifest.json and as the card's table (the demo has no history before its
-    one day, so both score zero there; tests/environment computes them on planted history)."""
+    metrics, in manifest.json and as the card's table (tests/environment computes them on
+    planted history)."""
     manifest = json.loads((release / "manifest.json").read_text())
     queries = manifest["testset"]["queries"]
     subset = manifest["testset"]["subset"]
@@ -284,7 +290,9 @@ def test_baselines_are_in_the_manifest_and_the_card(release):
             assert set(b) == {"n", "first_level", "second_level", "binary", "quad"}
             assert set(b["quad"]) == {"precision", "recall", "f1", "kl"}
         card = (release / "README.md").read_text()
-        assert f"| {method} | test | {queries:,} | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 |" in card
+        first = splits["test"]["first_level"]
+        assert (f"| {method} | test | {queries:,} | {first['precision']:.1f} | "
+                f"{first['recall']:.1f} | {first['f1']:.1f} |") in card  # fmt: skip
     assert "## Baselines" in card and "gdelt-forecast baseline --release" in card
 
 

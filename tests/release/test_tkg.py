@@ -52,11 +52,21 @@ def test_tkg_maps_one_to_one_onto_the_quads(release):
     decoded = _decoded(folder, date.fromisoformat(manifest["history"]["start"]))
     quads = _quads(release)
     assert sum(len(rows) for rows in splits.values()) == len(quads) == len(set(quads)) > 0
-    assert decoded["test"] == set(quads) and not decoded["train"] and not decoded["valid"]
+    # The demo's August days are the test month; its July days (2025-07-22 and 07-28) lie in
+    # the 30 days before it: valid.
+    valid_from = date(2025, 8, 1) - timedelta(days=manifest["config"]["release"]["tkg_valid_days"])
+    assert decoded["test"] == {q for q in quads if q[0] >= date(2025, 8, 1)}
+    assert decoded["valid"] == {q for q in quads if valid_from <= q[0] < date(2025, 8, 1)}
+    assert decoded["valid"] and not decoded["train"]
     assert manifest["tkg"] | {"t": None} == {"entities": 250, "relations": len(ids["relation"]),
-                                             "train": 0, "valid": 0, "test": len(quads),
-                                             "t": None}  # fmt: skip
+                                             "train": 0, "valid": len(decoded["valid"]),
+                                             "test": len(decoded["test"]), "t": None}  # fmt: skip
     assert "`tkg/` holds the quadruples in RE-Net's layout" in (release / "README.md").read_text()
+
+
+def split_of(day: date) -> str:
+    """The split of a day when the month is 2025-08 and valid_days 30."""
+    return "test" if day >= date(2025, 8, 1) else "valid" if day >= date(2025, 7, 2) else "train"
 
 
 def test_quads_fall_in_the_split_their_date_says(release, tmp_path):
@@ -71,8 +81,10 @@ def test_quads_fall_in_the_split_their_date_says(release, tmp_path):
     decoded = _decoded(out / "tkg", date(2025, 1, 1))
     for day, split in planted:
         assert (date.fromisoformat(day), "JPN", "042", "KOR") in decoded[split], day
-    assert counts["train"] == 2 and counts["valid"] == 2
-    assert counts["test"] == len(_quads(out)) - 4
+    before = {split: sum(1 for q in _quads(release) if split_of(q[0]) == split)
+              for split in ("train", "valid", "test")}  # fmt: skip
+    assert counts["train"] == before["train"] + 2 and counts["valid"] == before["valid"] + 2
+    assert counts["test"] == before["test"] + 1
 
 
 def test_verify_catches_a_quad_without_its_line(release, tmp_path):

@@ -1,4 +1,5 @@
-"""The tasks stage on the demo month's extractive timelines (two stories of real pages)."""
+"""The tasks stage on the demo month's extractive timelines (two stories of real pages, first
+seen on five days)."""
 
 from datetime import date
 
@@ -9,6 +10,7 @@ from pipeline.cli import main
 from pipeline.config import load_config
 from pipeline.tasks import TASKS, leakage
 from pipeline.tasks.build import TasksError, build_tasks
+from pipeline.tasks.cut import split_of
 from pipeline.tasks.extractive import value
 from pipeline.tasks.records import SCHEMA
 from pipeline.timelines import text_key as key
@@ -30,8 +32,14 @@ def read(cfg, task):
 
 def test_every_task_of_the_demo_month(demo):
     summary = build_tasks(demo, MONTH)
-    assert summary.timelines == 2 and summary.cuts == 2
-    assert summary.records == dict.fromkeys(TASKS, 2)
+    assert summary.timelines == 2 and summary.cuts == 6
+    assert summary.records == dict.fromkeys(TASKS, 6)
+    assert summary.soundness == {
+        "1-provenance": {"background_events": 3, "cut_days": 0},
+        "4-no-answer-in-context": {"negatives": 0, "records": 0},
+        "5-across-splits": {"records": 0},
+    }
+    assert "removed by rule: 1-provenance 3 background events" in summary.line()
     atoms = pq.read_table(demo.data_root / "timelines" / MONTH / "timelines.parquet").to_pylist()
     for task in TASKS:
         table = read(demo, task)
@@ -40,8 +48,8 @@ def test_every_task_of_the_demo_month(demo):
             assert row["task"] == task and row["id"].startswith(f"{task}-")
             assert row["background"] and row["target"] and row["question"] and row["answer"]
             assert (row["method"], row["prompt_version"], row["model"]) == (
-                "extractive", "tasks-extractive-v1", None)  # fmt: skip
-            assert leakage.dated_wrong(row) is None
+                "extractive", "tasks-extractive-v2", None)  # fmt: skip
+            assert leakage.dated_wrong(row) is None and leakage.unsourced(row) is None
             mine = [a for a in atoms if a["complex_event_id"] == row["complex_event_id"]]
             assert {key(e["text"]) for e in row["target"]} <= {key(a["text"]) for a in mine}
             if task in ("MCNC", "MCAC"):
@@ -61,8 +69,8 @@ def test_every_task_of_the_demo_month(demo):
         [target] = [a for a in story if a["text"] == row["target"][0]["text"]]
         gold = value(target, row["argument"])
         assert row["candidates"]["ABCD".index(row["answer"])] == gold
-        [aqa] = [r for r in read(demo, "AQA").to_pylist() if r["complex_event_id"] == row[
-            "complex_event_id"]]  # fmt: skip
+        [aqa] = [r for r in read(demo, "AQA").to_pylist() if (r["complex_event_id"], r[
+            "cut_date"]) == (row["complex_event_id"], row["cut_date"])]  # fmt: skip
         assert (aqa["question"], aqa["answer"]) == (row["question"], gold)
         wrong = [c for c in row["candidates"] if c != gold]
         assert not {key(c) for c in wrong} & {key(value(a, row["argument"])) for a in story}
@@ -82,29 +90,30 @@ def test_a_rerun_writes_the_same_files(demo):
 
 
 def test_splits_follow_the_cut_offs(demo, tmp_path):
-    # The demo's cuts are on 2025-08-05: test from the month's first day; dev when the test
-    # starts within dev_days after the cut; train before that.
-    for overrides, split in (
-        ([], "test"),
-        (["tasks.test_from=2025-08-06"], "dev"),
-        (["tasks.test_from=2025-08-20", "tasks.dev_days=3"], "train"),
+    # The demo's cuts run from 2025-07-22 to 2025-08-07: by default test from the month's
+    # first day, dev in the 7 days before it, train before that.
+    for overrides, expected in (
+        ([], {"train", "dev", "test"}),
+        (["tasks.test_from=2025-07-01"], {"test"}),
+        (["tasks.test_from=2025-08-20", "tasks.dev_days=60"], {"dev"}),
     ):
         cfg = load_config(REPO / "configs/demo.yaml", overrides, demo.data_root)
-        summary = build_tasks(cfg, MONTH, out=tmp_path / split)
-        assert summary.splits == {split: 12}
-        assert {
-            r["split"] for r in pq.read_table(tmp_path / split / "STF.parquet").to_pylist()
-        } == {split}
-        assert all(r["cut_date"] == date(2025, 8, 5) for r in read(demo, "LTF").to_pylist())
+        summary = build_tasks(cfg, MONTH, out=tmp_path / "-".join(overrides))
+        rows = pq.read_table(tmp_path / "-".join(overrides) / "STF.parquet").to_pylist()
+        assert {r["split"] for r in rows} == set(summary.splits) == expected
+        first = date(2025, 8, 1)
+        assert all(r["split"] == split_of(r["cut_date"], first, cfg.tasks) for r in rows)
+        assert sum(summary.splits.values()) == 6 * len(TASKS)
 
 
 def test_the_leakage_rule_catches_a_planted_leak(demo):
     build_tasks(demo, MONTH)
     rows = [r for task in TASKS for r in read(demo, task).to_pylist()]
     assert leakage.leaked(rows) == {}
-    train = rows[0]
-    test = next(r for r in rows if r["complex_event_id"] != train["complex_event_id"])
-    train = {**train, "split": "train", "background": train["background"] + test["target"][:1]}
+    train = next(r for r in rows if r["split"] == "train")
+    test = next(r for r in rows if r["split"] == "test"
+                and r["complex_event_id"] != train["complex_event_id"])  # fmt: skip
+    train = {**train, "background": train["background"] + test["target"][:1]}
     assert set(leakage.leaked([train, test])) == {test["id"]}
     late = {**test, "background": test["background"] + test["target"][:1]}
     assert "is not before the cut" in leakage.dated_wrong(late)

@@ -4,6 +4,7 @@ LRAE on the open ones against a scripted judge on 127.0.0.1, with its token acco
 import json
 import re
 
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -53,8 +54,9 @@ def test_choices_are_parsed_leniently(task, raw, chosen):
 def test_accuracy_of_the_closed_tasks_equals_a_hand_count(demo, tmp_path):
     for task in ("MCNC", "MCAC", "VQA"):
         rows = records(demo, task)
-        assert len(rows) == 2
-        gold, other = rows
+        n = len(rows)
+        assert n == 6
+        gold, other = rows[:2]
         wrong = "no" if gold["answer"] == "yes" else "yes"
         if task != "VQA":
             wrong = next(letter for letter in "ABCD" if letter != gold["answer"])
@@ -68,16 +70,21 @@ def test_accuracy_of_the_closed_tasks_equals_a_hand_count(demo, tmp_path):
             {"prediction": "(A)"},
         ])  # fmt: skip
         result = evaluate_tasks(demo, task, tasks_dir(demo), preds)
-        assert (result["accuracy"], result["predicted"], result["missing"]) == (50.0, 1, 1)
+        one = round(100 / n, 2)  # one record of n right
+        assert (result["accuracy"], result["predicted"], result["missing"]) == (one, 1, n - 1)
         assert (result["unknown_ids"], result["bad_lines"], result["duplicate_ids"]) == (1, 1, 1)
         preds = write(tmp_path / f"{task}-2.jsonl", [
             {"id": gold["id"], "prediction": correct},
             {"id": other["id"], "prediction": "I cannot tell."},
         ])  # fmt: skip
         result = evaluate_tasks(demo, task, tasks_dir(demo), preds)
-        assert (result["accuracy"], result["unparseable"]) == (50.0, 1)
+        assert (result["accuracy"], result["unparseable"]) == (one, 1)
+    only_test = tmp_path / "only-test"
+    only_test.mkdir()
+    table = pq.read_table(tasks_dir(demo) / "MCNC.parquet")
+    pq.write_table(table.filter(pc.equal(table["split"], "test")), only_test / "MCNC.parquet")
     with pytest.raises(TaskEvaluateError, match="no MCNC \\(train\\) records"):
-        evaluate_tasks(demo, "MCNC", tasks_dir(demo), preds, split="train")
+        evaluate_tasks(demo, "MCNC", only_test, preds, split="train")
     (tmp_path / "bad.jsonl").write_text("not json\n")
     with pytest.raises(TaskEvaluateError, match="no line is a JSON object with a id"):
         evaluate_tasks(demo, "MCNC", tasks_dir(demo), tmp_path / "bad.jsonl")
@@ -117,20 +124,22 @@ def test_lrae_on_the_open_tasks_against_a_scripted_judge(demo, judge, tmp_path):
     ltf = records(cfg, "LTF")
     labels = [len(r["target"]) for r in ltf]
     # Record 1: two predictions, one matching label 1, one supported by the news; record 2:
-    # one wrong prediction, nothing supports it.
+    # one wrong prediction, nothing supports it; the other records: no prediction.
     preds = write(tmp_path / "ltf.jsonl", [
         {"id": ltf[0]["id"], "prediction": "1. MATCH talks\n2. SUPPORTED impeachment trade"},
         {"id": ltf[1]["id"], "prediction": "1. Aliens land."},
     ])  # fmt: skip
     result = evaluate_tasks(cfg, "LTF", tasks_dir(cfg), preds)
-    assert result["counts"] == {"tp": 1, "mtp": 1, "fp": 1, "fn": labels[0] - 1 + labels[1]}
+    n = len(ltf)
+    fn = labels[0] - 1 + sum(labels[1:])
+    assert result["counts"] == {"tp": 1, "mtp": 1, "fp": 1, "fn": fn}
     p1, r1 = 2 / 2, 2 / (2 + labels[0] - 1)  # (TP + MTP) over its denominators
     f1 = 2 * p1 * r1 / (p1 + r1)
-    assert result["precision"] == round(100 * p1 / 2, 2)  # the second record scores 0
-    assert result["recall"] == round(100 * r1 / 2, 2)
-    assert result["f1"] == round(100 * f1 / 2, 2)
+    assert result["precision"] == round(100 * p1 / n, 2)  # the other records score 0
+    assert result["recall"] == round(100 * r1 / n, 2)
+    assert result["f1"] == round(100 * f1 / n, 2)
     strict_r1 = 1 / labels[0]
-    assert result["strict"]["recall"] == round(100 * strict_r1 / 2, 2)
+    assert result["strict"]["recall"] == round(100 * strict_r1 / n, 2)
     assert result["judge_model"] == MODEL and "MiniLM" in result["evidence_model"]
     # 3 stage-1 calls, 2 stage-2 calls (the predictions stage 1 called wrong)
     assert result["llm"]["calls"] == 5 and len(judge.requests) == 5
@@ -142,7 +151,9 @@ def test_lrae_on_the_open_tasks_against_a_scripted_judge(demo, judge, tmp_path):
     aqa = records(cfg, "AQA")
     preds = write(tmp_path / "aqa.jsonl", [{"id": aqa[0]["id"], "prediction": "MATCH"}])
     result = evaluate_tasks(cfg, "AQA", tasks_dir(cfg), preds)
-    assert (result["accuracy"], result["strict"]["accuracy"], result["missing"]) == (50.0, 50.0, 1)
+    one = round(100 / len(aqa), 2)
+    assert (result["accuracy"], result["strict"]["accuracy"], result["missing"]) == (
+        one, one, len(aqa) - 1)  # fmt: skip
     args = ["evaluate-tasks", "--task", "AQA", "--tasks", str(tasks_dir(cfg)), "--predictions",
             str(preds), "--data-root", str(cfg.data_root), "--config", "configs/demo.yaml",
             "--set", overrides[0], "--set", overrides[1], "--json"]  # fmt: skip

@@ -3,6 +3,7 @@ a scripted OpenAI-compatible server on 127.0.0.1 (the client itself is tested in
 
 import json
 import re
+from datetime import date, timedelta
 
 import pyarrow.parquet as pq
 import pytest
@@ -45,20 +46,36 @@ def test_adjust_takes_a_permutation_only():
 
 
 class StepServer(ScriptedServer):
-    """Answers by the step the response_format names: two events for an extraction, one new
-    event for a complement, the reversed order for an adjustment."""
+    """Answers by the step the response_format names. An extraction: the document's title,
+    dated on its release day, and a plan dated 30 days later (rule 2 must drop it). A
+    complement: the document's title, and the timeline's first event reworded ("Once more:
+    ..."), which rule 3 must merge into the first. An adjustment: the reversed order."""
 
     def _next(self, body):
         with self.lock:
             self.requests.append(body)
         step = body["response_format"]["json_schema"]["name"]
-        title = body["messages"][-1]["content"].split("title: ", 1)[1].split("\n", 1)[0]
+        prompt = body["messages"][-1]["content"]
         if step == "adjust":
-            size = len(re.findall(r"^\d+\. ", body["messages"][-1]["content"], re.M))
+            size = len(re.findall(r"^\d+\. ", prompt, re.M))
             return answer({"order": list(range(size, 0, -1))})
+        title = prompt.split("title: ", 1)[1].split("\n", 1)[0]
+        day = date.fromisoformat(re.findall(r"release time: (\S+)", prompt)[0])
         if step == "extract":
-            return answer(answered(f"{title} began.", f"{title} went on.", date="2025-08-05"))
-        return answer(answered(f"{title} ended.", date="2025-08-07"))
+            plan = (day + timedelta(days=30)).isoformat()
+            return answer(
+                {
+                    "events": answered(title, date=day.isoformat())["events"]
+                    + answered(f"A summit on {title} is planned", date=plan)["events"]
+                }
+            )
+        first = re.findall(r"^1\. \S+: (.*)$", prompt, re.M)[0]
+        return answer(
+            {
+                "events": answered(title, date=day.isoformat())["events"]
+                + answered(f"Once more: {first}", date=day.isoformat())["events"]
+            }
+        )
 
 
 @pytest.fixture
@@ -79,21 +96,26 @@ def test_llm_timelines_on_the_demo_month(steps, tmp_path):
     atoms = pq.read_table(out / "timelines.parquet").to_pylist()
     calls = pq.read_table(out / "llm_calls.parquet").to_pylist()
     assert len(events) == 2 and summary.complex_events == 2
-    assert sorted(c["step"] for c in calls) == ["adjust", "adjust", "complement:1",
-                                                "complement:1", "extract", "extract"]  # fmt: skip
-    assert {c["status"] for c in calls} == {"ok"} and len(steps.requests) == 6
+    steps_per_event = ["adjust", *(f"complement:{n}" for n in range(1, 5)), "extract"]
+    assert sorted(c["step"] for c in calls) == sorted(steps_per_event * 2)
+    assert {c["status"] for c in calls} == {"ok"} and len(steps.requests) == 12
+    # Per story: the plan (rule 2) and the reworded first event (rule 3) are dropped.
+    assert summary.dropped == {"2-not-after-source": 2, "3-one-event-once": 2}
     for event in events:
         mine = [a for a in atoms if a["complex_event_id"] == event["complex_event_id"]]
-        # extract (2) + complement (1), then reversed by the adjustment
-        assert [a["date"] for a in mine] == ["2025-08-07", "2025-08-05", "2025-08-05"]
-        assert mine[0]["source_doc_id"] == event["doc_ids"][1]
-        assert {a["source_doc_id"] for a in mine[1:]} == {event["doc_ids"][0]}
+        assert [a["seq"] for a in mine] == list(range(1, 6))
+        # One event per document, dated and sourced by it, in the adjusted (reversed) order.
+        assert [(a["source_doc_id"], a["date"], a["source_date"]) for a in mine] == [
+            (doc, day.isoformat(), day)
+            for doc, day in reversed(list(zip(event["doc_ids"], event["doc_dates"], strict=True)))
+        ]
+        assert not any(a["text"].startswith(("Once more", "A summit")) for a in mine)
     assert {(a["method"], a["model"], a["prompt_version"]) for a in atoms} == {
         ("llm", MODEL, "openforecast-v1")
     }
-    assert summary.llm["calls"] == 6 and "tokens" in summary.line()
+    assert summary.llm["calls"] == 12 and "tokens" in summary.line()
     before = json.dumps(atoms, default=str)
     build_timelines(cfg, MONTH)  # a re-run is answered from the cache
-    assert len(steps.requests) == 6
+    assert len(steps.requests) == 12
     again = pq.read_table(out / "timelines.parquet").to_pylist()
     assert json.dumps(again, default=str) == before

@@ -1,0 +1,255 @@
+"""Sound questions in the demo release: rules 1-5 recomputed here from the release's own
+files, with code of this test's own (not the build's or verify's), and each kind of breach
+planted into a copy, which `release verify` must name."""
+
+from __future__ import annotations
+
+import calendar
+import json
+import re
+import shutil
+import string
+from collections import Counter
+from datetime import date, timedelta
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import snowballstemmer
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from pipeline.release.verify import verify
+from pipeline.tasks import TASKS
+from pipeline.tasks.records import SCHEMA
+from tests.release.test_release import _rewrite
+
+STEM = snowballstemmer.stemmer("english")
+
+
+def words(text: str) -> set[str]:
+    tokens = re.findall(r"\w+", text.lower())
+    return set(STEM.stemWords([t for t in tokens if t not in ENGLISH_STOP_WORDS]))
+
+
+def similar(a: str, b: str, threshold: float) -> bool:
+    wa, wb = words(a), words(b)
+    if not wa or not wb:
+        return not wa and not wb and re.sub(r"\W+", "", a.lower()) == re.sub(r"\W+", "", b.lower())
+    return len(wa & wb) / min(len(wa), len(wb)) >= threshold
+
+
+def span(value: str) -> tuple[date, date]:
+    parts = [int(p) for p in value.split("-")]
+    if len(parts) == 3:
+        return date(*parts), date(*parts)
+    if len(parts) == 2:
+        return date(*parts, 1), date(*parts, calendar.monthrange(*parts)[1])
+    return date(parts[0], 1, 1), date(parts[0], 12, 31)
+
+
+def records(root: Path) -> list[dict]:
+    return [r for task in TASKS for path in sorted((root / "tasks" / task).glob("*.parquet"))
+            for r in pq.read_table(path).to_pylist()]  # fmt: skip
+
+
+def breaches(root: Path) -> list[str]:
+    """Every breach of rules 1-5 in the release at ``root``, recomputed from its files."""
+    quality = json.loads((root / "stats" / "quality.json").read_text())
+    threshold = quality["near_duplicate"]["threshold"]
+    seen = {r["doc_id"]: r["date"] for r in pq.read_table(root / "news").to_pylist()}
+    atoms = pq.read_table(root / "timelines" / "timelines.parquet").to_pylist()
+    out = []
+    for a in atoms:  # rule 2, and each source's date is the news table's
+        if seen.get(a["source_doc_id"]) != a["source_date"]:
+            out.append(f"2: {a['text']} has a source date not news'")
+        if a["date"] and span(a["date"])[0] > a["source_date"]:
+            out.append(f"2: {a['text']} is dated after its source")
+    story: dict[str, list[str]] = {}
+    for a in atoms:
+        story.setdefault(a["complex_event_id"], []).append(a["text"])
+    rows = records(root)
+    for r in rows:
+        cut, back, target = r["cut_date"], r["background"], r["target"]
+        for e in back:  # rule 1
+            if seen[e["source_doc_id"]] > cut or span(e["date"])[1] > cut:
+                out.append(f"1: {r['id']} shows {e['text']}")
+        for e in target:
+            if seen[e["source_doc_id"]] <= cut or span(e["date"])[0] <= cut:
+                out.append(f"1: {r['id']} asks for {e['text']}")
+        for t in target:  # rule 4
+            if any(similar(t["text"], b["text"], threshold) for b in back):
+                out.append(f"4: {r['id']} shows its answer")
+        options = r["candidates"]
+        if r["task"] in ("MCNC", "MCAC") and any(
+            similar(a, b, threshold) for i, a in enumerate(options) for b in options[i + 1 :]
+        ):
+            out.append(f"4: {r['id']} has near-duplicate options")
+        negatives = []
+        if r["task"] == "MCNC":
+            negatives = [c for i, c in enumerate(options) if i != "ABCD".index(r["answer"])]
+        elif r["task"] == "VQA" and r["answer"] == "no":
+            negatives = options
+        if any(similar(n, s, threshold) for n in negatives for s in story[r["complex_event_id"]]):
+            out.append(f"4: {r['id']} has a true event as a negative")
+    order = {"train": 0, "dev": 1, "test": 2}  # rule 5
+    for r in rows:
+        earlier = [b["text"] for o in rows if order[o["split"]] < order[r["split"]]
+                   for b in o["background"]]  # fmt: skip
+        if any(similar(t["text"], b, threshold) for t in r["target"] for b in earlier):
+            out.append(f"5: {r['id']} answers an earlier split's background")
+    return out
+
+
+def test_the_demo_release_breaks_no_rule(release):
+    rows = records(release)
+    assert {r["split"] for r in rows} == {"train", "dev", "test"}
+    assert breaches(release) == [] and verify(release) == []
+
+
+def test_quality_and_the_cards_soundness_section(release):
+    quality = json.loads((release / "stats" / "quality.json").read_text())
+    rows = records(release)
+    assert [r["rule"] for r in quality["rules"]] == [
+        "1-provenance", "2-not-after-source", "3-one-event-once", "4-no-answer-in-context",
+        "5-across-splits"]  # fmt: skip
+    assert quality["near_duplicate"] == {"measure": "token-containment-v1", "threshold": 0.7}
+    for task in ("MCNC", "MCAC"):
+        letters = Counter(r["answer"] for r in rows if r["task"] == task)
+        assert quality["gold_letters"][task] == {k: letters[k] for k in "ABCD"}
+        assert max(letters.values()) - min(letters[k] for k in "ABCD") <= 1  # spread evenly
+    for task in TASKS:
+        sizes = [len(r["background"]) for r in rows if r["task"] == task]
+        shown = quality["backgrounds"][task]
+        assert (shown["records"], shown["empty"], shown["single_event"]) == (
+            len(sizes), sizes.count(0), sizes.count(1))  # fmt: skip
+    removed = {r["rule"]: r["removed"] for r in quality["rules"]}
+    assert sum(n for found in removed.values() for n in found.values()) > 0
+    card = (release / "README.md").read_text()
+    assert "## Soundness" in card and "token-containment-v1" in card
+    manifest = json.loads((release / "manifest.json").read_text())
+    assert manifest["tasks"]["soundness"] == {
+        k: v for k, v in removed.items() if k[0] in "145"
+    }  # fmt: skip
+    assert manifest["timelines"]["dropped"] == {
+        k: v["atomic_events"] for k, v in removed.items() if k[0] in "23"
+    }  # fmt: skip
+
+
+@pytest.fixture
+def copy(release, tmp_path) -> Path:
+    out = tmp_path / "copy"
+    shutil.copytree(release, out)
+    return out
+
+
+def _task_file(root: Path, rows: list[dict]) -> tuple[str, list[dict]]:
+    path = next(f"tasks/{t}/{s}.parquet" for t in ("MCNC",) for s in ("test", "dev", "train")
+                if pq.read_metadata(root / f"tasks/{t}/{s}.parquet").num_rows)  # fmt: skip
+    return path, pq.read_table(root / path).to_pylist()
+
+
+def test_verify_names_a_background_from_a_page_seen_after_the_cut(copy):
+    path, rows = _task_file(copy, records(copy))
+    row = rows[0]
+    later = next(a for a in pq.read_table(copy / "timelines/timelines.parquet").to_pylist()
+                 if a["source_date"] > row["cut_date"])  # fmt: skip
+    planted = {
+        "date": row["cut_date"].isoformat(),
+        "text": "A lead sentence of a later page",
+        "source_doc_id": later["source_doc_id"],
+        "source_date": later["source_date"],
+    }
+    rows[0] = {**row, "background": [*row["background"], planted]}
+    _rewrite(copy, path, pa.Table.from_pylist(rows, SCHEMA))
+    assert breaches(copy) == [f"1: {row['id']} shows A lead sentence of a later page"]
+    assert verify(copy) == [
+        f"{path}: {row['id']}: background event 'A lead sentence of a later page' comes "
+        f"from a document first seen on {later['source_date']}, cut {row['cut_date']}"
+    ]
+
+
+def test_verify_names_a_source_date_that_is_not_the_day_gdelt_saw_it(copy):
+    path, rows = _task_file(copy, records(copy))
+    event = rows[0]["background"][0]
+    moved = {**event, "source_date": event["source_date"] - timedelta(days=1)}
+    rows[0] = {**rows[0], "background": [moved, *rows[0]["background"][1:]]}
+    _rewrite(copy, path, pa.Table.from_pylist(rows, SCHEMA))
+    assert verify(copy) == [
+        f"{path}: {rows[0]['id']}: background event's source {event['source_doc_id']} was "
+        f"first seen on {event['source_date']}, not {moved['source_date']}"
+    ]
+
+
+def test_verify_names_an_atomic_event_after_its_source(copy):
+    path = "timelines/timelines.parquet"
+    table = pq.read_table(copy / path)
+    atoms = table.to_pylist()
+    i = next(i for i, a in enumerate(atoms) if a["source_date"] < date(2025, 8, 31))
+    plan = (atoms[i]["source_date"] + timedelta(days=1)).isoformat()
+    atoms[i] = {**atoms[i], "date": plan}
+    _rewrite(copy, path, pa.Table.from_pylist(atoms, table.schema))
+    assert f"2: {atoms[i]['text']} is dated after its source" in breaches(copy)
+    assert (f"{path}: {atoms[i]['complex_event_id']} event {atoms[i]['seq']}: dated {plan}, "
+            f"after its source was first seen on {atoms[i]['source_date']} (rule 2)"
+            ) in verify(copy)  # fmt: skip
+
+
+def test_verify_names_an_answer_in_its_own_context_and_twin_options(copy):
+    path, rows = _task_file(copy, records(copy))
+    row = rows[0]
+    gold = "ABCD".index(row["answer"])
+    twin = [c if i == (gold + 1) % 4 else c for i, c in enumerate(row["candidates"])]
+    twin[(gold + 1) % 4] = row["candidates"][gold] + " again"
+    rows[0] = {**row, "candidates": twin}
+    _rewrite(copy, path, pa.Table.from_pylist(rows, SCHEMA))
+    problems = verify(copy)
+    assert len(problems) == 1 and problems[0].startswith(f"{path}: {row['id']}: ")
+    assert "near-duplicates" in problems[0]
+    shown = {**row, "background": [*row["background"], {**row["target"][0],
+             "date": row["cut_date"].isoformat(), "source_date": row["cut_date"]}]}  # fmt: skip
+    rows[0] = shown
+    _rewrite(copy, path, pa.Table.from_pylist(rows, SCHEMA))
+    assert f"4: {row['id']} shows its answer" in breaches(copy)
+
+
+def test_verify_names_a_negative_that_is_a_true_event(copy):
+    path, rows = _task_file(copy, records(copy))
+    row = rows[0]
+    story = [a["text"] for a in pq.read_table(copy / "timelines/timelines.parquet").to_pylist()
+             if a["complex_event_id"] == row["complex_event_id"]]  # fmt: skip
+    wrong = next(i for i in range(4) if i != "ABCD".index(row["answer"]))
+    true = next(t for t in story if t != row["target"][0]["text"]
+                and not any(similar(t, c, 0.7) for c in row["candidates"]))  # fmt: skip
+    candidates = list(row["candidates"])
+    candidates[wrong] = true
+    rows[0] = {**row, "candidates": candidates}
+    _rewrite(copy, path, pa.Table.from_pylist(rows, SCHEMA))
+    assert f"4: {row['id']} has a true event as a negative" in breaches(copy)
+    assert any(p.startswith(f"{path}: {row['id']}: negative ") for p in verify(copy))
+
+
+def test_verify_names_an_answer_in_an_earlier_splits_background(copy):
+    rows = records(copy)
+    test = next(r for r in rows if r["split"] == "test" and r["task"] == "LTF")
+    train_path = "tasks/LTF/train.parquet"
+    train = pq.read_table(copy / train_path).to_pylist()
+    assert train
+    reworded = {**test["target"][0], "text": "Breaking: " + test["target"][0]["text"]}
+    # Dated and sourced soundly for its own cut, so that only rule 5 is broken.
+    planted = {**reworded, "date": train[0]["background"][0]["date"],
+               "source_doc_id": train[0]["background"][0]["source_doc_id"],
+               "source_date": train[0]["background"][0]["source_date"]}  # fmt: skip
+    train[0] = {**train[0], "background": [*train[0]["background"], planted]}
+    _rewrite(copy, train_path, pa.Table.from_pylist(train, SCHEMA))
+    assert f"5: {test['id']} answers an earlier split's background" in breaches(copy)
+    problems = verify(copy)
+    assert f"tasks/LTF/test.parquet: {test['id']}: answer {test['target'][0]['text'][:60]!r} is " \
+        "an earlier split's background" in "\n".join(problems)  # fmt: skip
+    assert all("earlier split" in p for p in problems)
+
+
+def test_the_gold_letter_of_each_option_list_is_its_answer(release):
+    for r in records(release):
+        if r["task"] in ("MCNC", "MCAC"):
+            assert r["answer"] in string.ascii_uppercase[:4] and len(r["candidates"]) == 4
