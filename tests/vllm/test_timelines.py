@@ -63,4 +63,7 @@ def test_llm_timelines_against_vllm(vllm_server, tmp_path):
     assert {c["key"] for c in resent} <= failed_events
     final = settled(vllm_server, {})
     assert final[GENERATION] - after[GENERATION] == sum(c["completion_tokens"] for c in resent)
-    assert again.llm["cache_hits"] >= len(answered)
+    # Every answered call of a complex event without a failure is asked the same again (a
+    # failed event's later prompts differ once its failed step is answered).
+    clean = {c["hash"] for c in calls if c["status"] != "failed" and c["key"] not in failed_events}
+    assert again.llm["cache_hits"] == len(rerun) - len(resent) >= len(clean)
