@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from urllib3.util.retry import Retry
 
 from pipeline import __version__
 from pipeline.config import DownloadConfig
+from pipeline.files import temporary
 from pipeline.gdelt.masterfile import SlotFile
 
 log = logging.getLogger(__name__)
@@ -105,10 +105,7 @@ def fetch(
         if _matches(file, *_digest(dest)):
             return Fetched(file, "cached", str(dest))
         log.warning("%s: cached copy fails verification; downloading again", file.name)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".part", dir=dest.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
+    tmp = temporary(dest, ".part")
     mismatch = error = ""
     try:
         for attempt in range(1, cfg.verify_attempts + 1):

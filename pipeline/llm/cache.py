@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from pipeline.files import replacing
 from pipeline.llm.request import Request, Result
 
 log = logging.getLogger(__name__)
@@ -72,12 +71,5 @@ class AnswerCache:
             "latency_s": round(result.latency_s, 3),
             "attempts": result.attempts,
         }
-        path = self.path(result.hash)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(record, out, ensure_ascii=False, sort_keys=True)
-            os.replace(tmp, path)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
+        with replacing(self.path(result.hash)) as tmp, tmp.open("w", encoding="utf-8") as out:
+            json.dump(record, out, ensure_ascii=False, sort_keys=True)

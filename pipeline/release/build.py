@@ -17,7 +17,6 @@ import logging
 import os
 import re
 import shutil
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from pipeline.baselines import SPLITS as BASELINE_SPLITS
 from pipeline.baselines import run_baselines
 from pipeline.config import Config
 from pipeline.errors import StageError
+from pipeline.files import temporary_folder
 from pipeline.locks import month_lock
 from pipeline.objectstore import publish, where, working_copy_of
 from pipeline.parquet_io import write_parquet
@@ -130,8 +130,7 @@ def build_release(
                                    "immutable, choose another --version")  # fmt: skip
         # Unique, so two builds that ask for one name never share a folder; the loser of
         # the rename below is refused.
-        tmp = Path(tempfile.mkdtemp(prefix=f".{version}.", suffix=".tmp", dir=root))
-        tmp.chmod(0o755)  # mkdtemp's 0700 would hide the release from its readers
+        tmp = temporary_folder(root, prefix=f".{version}.")
         try:
             rows = _write(cfg, month, version, start, last, tmp)
             with FileLock(root / ".lock"):

@@ -7,6 +7,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
+from pipeline.files import FILE_MODE
 from pipeline.gdelt import mirror
 from pipeline.gdelt.ingest import ingest
 from pipeline.gdelt.masterfile import MasterfileError
@@ -53,6 +54,10 @@ def test_real_slot_lands_in_bronze_with_exact_counts(http_mirror, make_config):
     assert book[(SLOT, "export")]["partitions"] == ["2025-08-07"]
     raw = cfg.data_root / "raw/gdelt/export/20250807" / f"{SLOT}.export.CSV.zip"
     assert raw.read_bytes() == zipped
+    # Downloads and bronze files are readable as any new file (not mkstemp's owner-only).
+    assert {p.stat().st_mode & 0o777 for p in cfg.data_root.rglob("*.CSV.zip")} == {FILE_MODE}
+    bronze = (cfg.data_root / "bronze").rglob("*.parquet")
+    assert {p.stat().st_mode & 0o777 for p in bronze} == {FILE_MODE}
 
 
 def test_rerun_uses_the_cache_and_writes_no_duplicates(http_mirror, make_config):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from pipeline.files import FILE_MODE
 from pipeline.llm import CALLS_SCHEMA, Request, run, summarize, write_calls
 from tests.llm import resume_batch
 from tests.llm.scripted import MODEL, SCHEMA, answer, error, llm_config, request, valid
@@ -55,6 +56,7 @@ def test_second_run_is_served_from_the_cache(server, tmp_path):
     first = run(cfg, batch)
     assert [r.status for r in first] == ["ok", "ok", "failed"]
     assert len(cached_files(tmp_path)) == 2  # failures are not cached
+    assert {f.stat().st_mode & 0o777 for f in cached_files(tmp_path)} == {FILE_MODE}
     sent = len(server.requests)
 
     server.script["p3"] = [answer(valid("p3"))]

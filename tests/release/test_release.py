@@ -1,10 +1,13 @@
 """The demo month's release: manifest, verify, reproducibility, immutability, and loading it
-the ways consumers do (datasets, mlcroissant, DuckDB, MIRAI's data folder)."""
+the ways consumers do (datasets, mlcroissant, DuckDB, MIRAI's data folder, another user)."""
 
 import csv
 import hashlib
 import json
+import os
 import shutil
+import subprocess
+import tempfile
 from datetime import date
 from pathlib import Path
 
@@ -16,6 +19,7 @@ import pytest
 
 from pipeline.cli import main
 from pipeline.config import load_config
+from pipeline.files import DIR_MODE, FILE_MODE
 from pipeline.release import card
 from pipeline.release.build import (
     ReleaseError,
@@ -318,3 +322,27 @@ def test_news_terms_split_every_article_as_mirais_search_does(release, tmp_path)
         f"news_terms/part-0.parquet: an article without terms (1 rows, e.g. {last})",
         f"news_terms/part-0.parquet: rows that disagree on the article (1 rows, e.g. {first})",
     ]
+
+
+def test_another_user_reads_every_file_of_the_release(release, tmp_path_factory):
+    """Every file has the mode the umask gives a new file (none is owner-only, as files
+    renamed from mkstemp's were), and a user other than the builder reads them all."""
+    files = sorted(p for p in release.rglob("*") if p.is_file())
+    dirs = sorted(p for p in release.rglob("*") if p.is_dir())
+    assert {p.stat().st_mode & 0o777 for p in files} == {FILE_MODE}
+    assert {p.stat().st_mode & 0o777 for p in [release, *dirs]} == {DIR_MODE}
+    if os.geteuid() != 0 or FILE_MODE & 0o004 == 0:
+        pytest.skip("reading as another user needs root and a umask that lets others read")
+    # pytest's own temporary folders are owner-only: the copy (modes kept) goes to a folder
+    # that others may enter, as a shared data root would be.
+    shared = Path(tempfile.mkdtemp())
+    try:
+        shared.chmod(0o755)
+        copy = shared / release.name
+        shutil.copytree(release, copy)
+        read = subprocess.run(["cat", *(copy / p.relative_to(release) for p in files)],
+                              user="nobody", capture_output=True)  # fmt: skip
+        assert read.returncode == 0, read.stderr.decode()
+        assert len(read.stdout) == sum(p.stat().st_size for p in files)
+    finally:
+        shutil.rmtree(shared)

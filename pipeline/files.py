@@ -1,0 +1,57 @@
+"""Files written beside their final place and renamed over it, readable as any new file is.
+
+``tempfile.mkstemp`` creates its file with mode 0600 whatever the umask, and a rename keeps
+the mode: a file moved into a shared data root or a release that way is unreadable to every
+other user. Every temporary file here takes the mode the umask gives a new file instead
+(0644 under umask 022), and a temporary folder the mode of a new folder (0755).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def _umask() -> int:
+    # The umask can only be read by setting it: done once, while the module is imported
+    # (before any of the stages' threads start).
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+FILE_MODE = 0o666 & ~_umask()
+DIR_MODE = 0o777 & ~_umask()
+
+
+def temporary(path: Path, suffix: str = ".tmp") -> Path:
+    """A new empty file beside ``path`` (its folder made if need be), mode ``FILE_MODE``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+    try:
+        os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
+    return Path(name)
+
+
+def temporary_folder(parent: Path, prefix: str, suffix: str = ".tmp") -> Path:
+    """A new empty folder in ``parent``, mode ``DIR_MODE``."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, suffix=suffix, dir=parent))
+    folder.chmod(DIR_MODE)
+    return folder
+
+
+@contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """A temporary file beside ``path`` to write; renamed over ``path`` when the block ends
+    without an error, removed in any case."""
+    tmp = temporary(path)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
