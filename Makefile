@@ -32,7 +32,7 @@ DEMO_DAYS = --start-date 2025-07-22 --end-date 2025-08-12
 DEMO_PAGES = --set articles.archives=[$(DEMO_ROOT)/pages.warc.gz]
 
 demo: $(VENV)/.core
-	$(BIN)/python -m pipeline.gdelt.mirror $(DEMO_ROOT)/mirror $(DEMO_SLOTS)
+	$(BIN)/python -m gdelt_forecast.gdelt.mirror $(DEMO_ROOT)/mirror $(DEMO_SLOTS)
 	$(BIN)/gdelt-forecast ingest --start 2025-07-22T21:45 --end 2025-08-12T23:45 $(DEMO) \
 		--set gdelt.base_url=file://$(abspath $(DEMO_ROOT))/mirror
 	for day in $(DEMO_DATES); do \

@@ -1,4 +1,4 @@
-"""Benchmark: the agent environment (``pipeline.environment``) against MIRAI's own
+"""Benchmark: the agent environment (``gdelt_forecast.environment``) against MIRAI's own
 ``APIs/api_implementation.py`` on the same release, in the same run.
 
 The release is bench_release's synthetic month (60,000 quads over 2025-08, with its news,
@@ -110,8 +110,8 @@ def worker(side: str, release: Path, repo: Path | None, calls: int) -> dict:
     pair = _busiest_pair(release)
     t0 = time.perf_counter()
     if side == "ours":
-        from pipeline import environment as api_types
-        from pipeline.environment import open_environment
+        from gdelt_forecast import environment as api_types
+        from gdelt_forecast.environment import open_environment
 
         api = open_environment(release, CUTOFF)
         types_ns = types.SimpleNamespace(Date=api_types.Date, DateRange=api_types.DateRange,

@@ -12,7 +12,7 @@ the two means.
 
 Rows, each over all pages:
 
-- pipeline: ``pipeline.articles.extract.extract`` as the pipeline calls it, from ``--workers``
+- pipeline: ``gdelt_forecast.articles.extract.extract`` as the pipeline calls it, from ``--workers``
   threads, fed the gzipped bytes and the page URL, with the default time limit
   (``articles.extract_timeout_s``); this is the figure the target applies to;
 - trafilatura defaults: plain ``trafilatura.extract(html)``, the reference;
@@ -108,8 +108,8 @@ def run_pipeline(
     pages: dict[str, bytes], truth: dict[str, dict[str, str]], workers: int
 ) -> tuple[dict[str, str], float, float, int]:
     """Texts, wall seconds, summed per-page seconds and error count of ``extract``."""
-    from pipeline.articles.extract import extract
-    from pipeline.config import ArticlesConfig
+    from gdelt_forecast.articles.extract import extract
+    from gdelt_forecast.config import ArticlesConfig
 
     timeout_s = ArticlesConfig().extract_timeout_s
 
@@ -199,7 +199,7 @@ def main() -> int:
     print(f"{len(pages)} pages, {args.workers} workers", file=sys.stderr)
     texts, wall, busy, errors = run_pipeline(pages, truth, args.workers)
     pipeline_scores = scores(texts)
-    lines = [row("pipeline: pipeline.articles.extract.extract", pipeline_scores, wall, busy)]
+    lines = [row("pipeline: gdelt_forecast.articles.extract.extract", pipeline_scores, wall, busy)]
     references: list[tuple[str, dict[str, Any]]] = [
         ("trafilatura defaults: extract(html)", {}),
         ("trafilatura, benchmark run: include_comments=False", {"include_comments": False}),

@@ -2,7 +2,7 @@
 
 A server process listens on many loopback addresses (127.0.1.1, 127.0.1.2, ...: one "host"
 each, all in allow_hosts) and answers every page after a fixed delay ``d`` with a 20 KB
-HTML body (robots.txt: 404 at once). ``pipeline.articles.fetch.fetch_urls`` then fetches
+HTML body (robots.txt: 404 at once). ``gdelt_forecast.articles.fetch.fetch_urls`` then fetches
 ``k`` pages from each of ``H`` hosts with robots.txt on, a fresh data root, and
 ``concurrency`` C, ``per_host`` P, ``per_host_delay_s`` p. Wall time covers the whole call
 (ledger, WARC writing and all).
@@ -109,8 +109,8 @@ def serve(hosts: int, delay_s: float) -> None:
 
 
 def measure(scenario: Scenario, workdir: Path) -> dict:
-    from pipeline.articles.fetch import fetch_urls
-    from pipeline.config import load_config
+    from gdelt_forecast.articles.fetch import fetch_urls
+    from gdelt_forecast.config import load_config
 
     server = subprocess.Popen(
         [sys.executable, __file__, "--serve", str(scenario.hosts), str(scenario.delay_s)],

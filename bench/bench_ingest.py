@@ -10,7 +10,7 @@ For each number of days it then measures, each in a fresh subprocess (peak RSS i
 child's ru_maxrss; each figure is the median-time run of --repeat, default 3), over the
 same zips; times cover the work, not the interpreter's start-up or the worker's imports:
 
-- ingest: ``pipeline.gdelt.ingest.ingest`` on files already in the raw cache (md5 check,
+- ingest: ``gdelt_forecast.gdelt.ingest.ingest`` on files already in the raw cache (md5 check,
   parse, validate, type, write bronze Parquet); an unmeasured first ingest fills the cache;
 - pandas: ``pd.read_csv(sep="\\t", header=None, dtype=str, quoting=3).to_parquet()`` per file;
 - floor: unzip plus pyarrow's CSV reader (its default threads) with every column a string,
@@ -67,7 +67,7 @@ def shifted(data: bytes, table: str, k: int, slot: str) -> bytes:
 
 def build_mirror(workdir: Path, days: int) -> None:
     """Write the mirror unless one with at least this many slots exists."""
-    from pipeline.gdelt.mirror import add_file, write_masterfile
+    from gdelt_forecast.gdelt.mirror import add_file, write_masterfile
 
     mirror, wanted = workdir / "mirror", slots(days)
     marker = mirror / "bench.json"  # written last, so a half-built mirror is never reused
@@ -99,8 +99,8 @@ def csv_bytes(paths: list[Path]) -> int:
 
 
 def work_ingest(workdir: Path, days: int) -> dict:
-    from pipeline.config import load_config
-    from pipeline.gdelt.ingest import ingest
+    from gdelt_forecast.config import load_config
+    from gdelt_forecast.gdelt.ingest import ingest
 
     base_url = f"gdelt.base_url={(workdir / 'mirror').resolve().as_uri()}"
     cfg = load_config(overrides=[base_url], data_root=workdir / "data")

@@ -12,7 +12,7 @@ max(32, 8 * C) requests, and two runs over the same prompts:
   backend openai-chat), the same ``response_format`` (``--extra-body``), temperature 1.0,
   ``--max-concurrency C`` and ``--custom-output-len`` = ``--max-tokens`` (64); its
   ``output_throughput`` (output tokens / duration) and mean end-to-end latency.
-- the stage's: ``pipeline.llm.run(cfg, requests)`` with ``llm.max_concurrency = C``, the same
+- the stage's: ``gdelt_forecast.llm.run(cfg, requests)`` with ``llm.max_concurrency = C``, the same
   max_tokens and temperature, ``llm.invalid_retries = 0`` (one attempt a request, as vLLM's
   benchmark), a fresh data root (an empty answer cache); output tokens as the server reported
   them (``completion_tokens``) over the wall time of the call, which includes the
@@ -64,10 +64,10 @@ sys.path.insert(0, str(REPO))
 
 from harness import verdict  # noqa: E402
 
-from pipeline.config import load_config  # noqa: E402
-from pipeline.llm import run  # noqa: E402
-from pipeline.timelines.complex_events import ComplexEvent  # noqa: E402
-from pipeline.timelines.written import extract_request  # noqa: E402
+from gdelt_forecast.config import load_config  # noqa: E402
+from gdelt_forecast.llm import run  # noqa: E402
+from gdelt_forecast.timelines.complex_events import ComplexEvent  # noqa: E402
+from gdelt_forecast.timelines.written import extract_request  # noqa: E402
 from tests.vllm.server import CORPUS, make_tiny_llama, serving  # noqa: E402
 
 TARGET = 0.80

@@ -13,7 +13,7 @@ export and 9.7 million mentions rows in 5,760 files. The bronze has its own data
 <workdir>/data, because bench_ingest writes other rows under the same file names there; it
 is reused while its marker (written last) covers the days asked for.
 
-Each run is ``pipeline.events.normalize.normalize`` over all the days with the default
+Each run is ``gdelt_forecast.events.normalize.normalize`` over all the days with the default
 config (configs/default.yaml; duckdb.memory_limit 3GB, all cores), in a fresh subprocess:
 wall seconds of the call, and peak RSS as that child's ru_maxrss. DuckDB allocates outside
 Python's heap, but in the same process, so ru_maxrss counts it. Runs: the default
@@ -99,8 +99,8 @@ def day_slots(d: int) -> list[tuple[int, str, str]]:
 
 def build_bronze(workdir: Path, days: int) -> dict[str, int]:
     """Write the bronze unless one covering this many days exists; return rows per table."""
-    from pipeline.gdelt.parse import parse_bytes
-    from pipeline.parquet_io import write_parquet
+    from gdelt_forecast.gdelt.parse import parse_bytes
+    from gdelt_forecast.parquet_io import write_parquet
 
     root = data_root(workdir)
     marker = root / "bench.json"  # written last, so half-built bronze is never reused
@@ -135,8 +135,8 @@ def build_bronze(workdir: Path, days: int) -> dict[str, int]:
 
 
 def work(workdir: Path, days: int, run: str) -> dict:
-    from pipeline.config import REPO_DEFAULT, load_config
-    from pipeline.events.normalize import normalize
+    from gdelt_forecast.config import REPO_DEFAULT, load_config
+    from gdelt_forecast.events.normalize import normalize
 
     cfg = load_config(REPO_DEFAULT, overrides=RUNS[run], data_root=data_root(workdir))
     first = START.date()

@@ -1,6 +1,6 @@
 """Benchmark: the data root in a bucket of a local S3 server versus on the local disk.
 
-Measured, each through the CLI (``pipeline.cli.main``) as a user runs it, with the data root
+Measured, each through the CLI (``gdelt_forecast.cli.main``) as a user runs it, with the data root
 a fresh folder or a fresh prefix of one bucket:
 
 - ``ingest demo``: the demo month's ingest (the real 2025-08-07 22:00 slot, export and
@@ -59,7 +59,7 @@ def start_server() -> tuple[subprocess.Popen, str]:
 
 
 def cli(*args: str) -> float:
-    from pipeline.cli import main
+    from gdelt_forecast.cli import main
 
     t0 = time.perf_counter()
     code = main(list(args))
@@ -99,7 +99,7 @@ def one_run(root: str, machine: Path, mirrors: dict[str, Path], archive: Path) -
 def prepare(work: Path) -> tuple[dict[str, Path], Path]:
     """The demo's mirror and its pages' web archive (made from a local build), and
     bench_ingest's one-day mirror."""
-    from pipeline.gdelt import mirror
+    from gdelt_forecast.gdelt import mirror
 
     demo = work / "demo-mirror"
     fixtures = sorted((REPO / "tests/fixtures/gdelt").glob("20250807220000.*.CSV"))

@@ -21,9 +21,9 @@ from pathlib import Path
 from bench_extraction import DEFAULT_FIXTURES, load_pages
 from harness import verdict
 
-from pipeline.articles import obelics
-from pipeline.articles.extract import extract_now
-from pipeline.articles.process import as_paragraphs
+from gdelt_forecast.articles import obelics
+from gdelt_forecast.articles.extract import extract_now
+from gdelt_forecast.articles.process import as_paragraphs
 
 
 def timed(fn, items):

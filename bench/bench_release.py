@@ -20,14 +20,14 @@ reads beyond that:
   in from the day's bronze export rows down to the day's events, with plausible top
   reasons. Everything is SQL over md5-derived numbers (or a seeded ``random.Random``
   for the funnel), so it is deterministic.
-- ``bronze/slots.parquet``: the GDELT ledger (``pipeline.gdelt.ledger.SCHEMA``) for every
+- ``bronze/slots.parquet``: the GDELT ledger (``gdelt_forecast.gdelt.ledger.SCHEMA``) for every
   15-minute slot from the URL look-back window's first day (31 days before 2025-08-01)
   to the last day, export and mentions: made-up sizes and md5s, 0.2% "missing".
 
 The warehouse is reused while its marker (written last) matches bench_testset's and this
 generator's parameters.
 
-Each run is ``pipeline.release.build.build_release(cfg, "2025-08", version=...)`` with the
+Each run is ``gdelt_forecast.release.build.build_release(cfg, "2025-08", version=...)`` with the
 default config (configs/default.yaml: history from 2025-01-01, of which only August has
 data; DuckDB at release.memory_limit (1GB), all cores; the local all-MiniLM-L6-v2) under a fresh
 version name, in a fresh subprocess: wall seconds of the call, and peak RSS as that child's
@@ -43,7 +43,7 @@ info folder (``mirai_info.write_info``), the baselines (``run_baselines``), ``tk
 (``write_tkg``), the stats SQL (``stats.write_stats``) and plots,
 the card, the Croissant JSON-LD and the manifest's hashing (``manifest.entries``); "other"
 is the rest. For the run with the highest peak, each phase's rise of the peak RSS
-(ru_maxrss) is shown too, counted the same way. Then ``pipeline.release.verify.verify``
+(ru_maxrss) is shown too, counted the same way. Then ``gdelt_forecast.release.verify.verify``
 runs once on the last release, timed, in a fresh subprocess too.
 
 Targets: median wall < 60 s and every run's peak RSS < 2 GiB. The exit status is 1 when
@@ -75,7 +75,7 @@ import bench_testset
 from bench_testset import BIG_COUNTRIES, MONTH, START
 from harness import in_fresh_process, print_with_peak_rss, verdict
 
-from pipeline.release.manifest import sha256
+from gdelt_forecast.release.manifest import sha256
 
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "tests/fixtures/gdelt/20250807220000.export.CSV"
@@ -90,25 +90,25 @@ WALL_TARGET_S, RSS_TARGET_MIB = 60.0, 2 * 1024
 DATABASE = ("events", "quads", "news", "quad_docs", "funnel")  # dated tables of the warehouse
 VERSIONED = ("README.md", "croissant.json", "manifest.json")  # files naming the version
 PHASES = (  # (label, module, attribute) of what build_release calls
-    ("table exports", "pipeline.release.export", "write_query"),
-    ("table exports", "pipeline.release.build", "write_parquet"),
-    ("news_terms", "pipeline.release.build", "write_news_terms"),
-    ("gdelt ledger", "pipeline.release.build", "_gdelt_slots"),
-    ("MIRAI CSVs", "pipeline.testset.mirai_compat", "write_database"),
-    ("test set", "pipeline.release.build", "build_testset"),
-    ("timelines", "pipeline.release.build", "build_timelines"),
-    ("tasks", "pipeline.release.build", "build_tasks"),
-    ("embedding model load", "pipeline.release.embed", "_local_model"),
-    ("embedding encode", "pipeline.release.embed", "_local"),
-    ("embeddings/info", "pipeline.release.mirai_info", "write_info"),
-    ("baselines", "pipeline.release.build", "run_baselines"),
-    ("tkg files", "pipeline.release.build", "write_tkg"),
-    ("stats SQL", "pipeline.release.stats", "write_stats"),
-    ("plots", "pipeline.release.plots", "bars"),
-    ("plots", "pipeline.release.plots", "daily"),
-    ("card", "pipeline.release.card", "render"),
-    ("croissant", "pipeline.release.croissant", "croissant"),
-    ("manifest hashing", "pipeline.release.manifest", "entries"),
+    ("table exports", "gdelt_forecast.release.export", "write_query"),
+    ("table exports", "gdelt_forecast.release.build", "write_parquet"),
+    ("news_terms", "gdelt_forecast.release.build", "write_news_terms"),
+    ("gdelt ledger", "gdelt_forecast.release.build", "_gdelt_slots"),
+    ("MIRAI CSVs", "gdelt_forecast.testset.mirai_compat", "write_database"),
+    ("test set", "gdelt_forecast.release.build", "build_testset"),
+    ("timelines", "gdelt_forecast.release.build", "build_timelines"),
+    ("tasks", "gdelt_forecast.release.build", "build_tasks"),
+    ("embedding model load", "gdelt_forecast.release.embed", "_local_model"),
+    ("embedding encode", "gdelt_forecast.release.embed", "_local"),
+    ("embeddings/info", "gdelt_forecast.release.mirai_info", "write_info"),
+    ("baselines", "gdelt_forecast.release.build", "run_baselines"),
+    ("tkg files", "gdelt_forecast.release.build", "write_tkg"),
+    ("stats SQL", "gdelt_forecast.release.stats", "write_stats"),
+    ("plots", "gdelt_forecast.release.plots", "bars"),
+    ("plots", "gdelt_forecast.release.plots", "daily"),
+    ("card", "gdelt_forecast.release.card", "render"),
+    ("croissant", "gdelt_forecast.release.croissant", "croissant"),
+    ("manifest hashing", "gdelt_forecast.release.manifest", "entries"),
 )
 # The normalization rules, in order (sql/normalize), with the share of rows each keeps.
 RULES = (
@@ -246,7 +246,7 @@ def template_record():
     """The fixture slot's first international record with all three places: one-row table."""
     import pyarrow.compute as pc
 
-    from pipeline.gdelt.parse import parse_bytes
+    from gdelt_forecast.gdelt.parse import parse_bytes
 
     rows = parse_bytes(TEMPLATE.read_bytes(), "export", TEMPLATE.name + ".zip").rows
     a1, a2 = rows["Actor1CountryCode"], rows["Actor2CountryCode"]
@@ -318,7 +318,7 @@ def build_warehouse(workdir: Path, days: int) -> dict:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from pipeline.gdelt import ledger
+    from gdelt_forecast.gdelt import ledger
 
     testset = bench_testset.build_warehouse(workdir, days)
     source = bench_testset.data_root(workdir) / "warehouse.duckdb"
@@ -393,8 +393,8 @@ def check_schema(con) -> None:
     """``events`` has silver's columns and types; ``quads`` and ``news`` the warehouse's."""
     import pyarrow as pa
 
-    from pipeline.articles.schema import DOCS
-    from pipeline.gdelt.schema import EXPORT
+    from gdelt_forecast.articles.schema import DOCS
+    from gdelt_forecast.gdelt.schema import EXPORT
 
     silver = [*EXPORT, pa.field("_slot", pa.int64()), pa.field("_source_file", pa.string()),
               pa.field("date", pa.date32()),
@@ -441,8 +441,8 @@ def timed(phases: dict, growth: dict, stack: list, label: str, fn):
 def work_release(workdir: Path) -> dict:
     import importlib
 
-    from pipeline.config import REPO_DEFAULT, load_config
-    from pipeline.release.build import build_release, releases_dir
+    from gdelt_forecast.config import REPO_DEFAULT, load_config
+    from gdelt_forecast.release.build import build_release, releases_dir
 
     cfg = load_config(REPO_DEFAULT, data_root=data_root(workdir))
     assert cfg.release.history_start is None and not cfg.release.embedding_url
@@ -464,7 +464,7 @@ def work_release(workdir: Path) -> dict:
 
 
 def work_verify(workdir: Path) -> dict:
-    from pipeline.release.verify import verify
+    from gdelt_forecast.release.verify import verify
 
     releases = data_root(workdir) / "releases"
     path = releases / (releases / "LATEST").read_text(encoding="utf-8").strip()

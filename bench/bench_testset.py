@@ -2,7 +2,7 @@
 
 It writes <workdir>/testset/warehouse.duckdb with the tables ``build_testset`` reads (as
 tests/testset/test_build.py's ``warehouse()`` does): ``countries``, ``cameo_countries`` and
-``relations`` from ``pipeline.reference.tables``; ``quads(date, head, relation, tail,
+``relations`` from ``gdelt_forecast.reference.tables``; ``quads(date, head, relation, tail,
 quad_id, daily_mentions, n_docs)`` with 2,000 distinct quads a day from 2025-08-01 (30
 days: 60,000); ``news`` (the kept documents) and ``quad_docs`` (which documents are behind
 which quad, n_docs of them). A seeded ``random.Random`` draws the quads with GDELT's skew:
@@ -17,7 +17,7 @@ document's text is a slice (log-normal length, median 3,000 characters) of seede
 made-up words, its abstract the title and the first 300 characters. The warehouse is
 reused while its marker (written last) matches the days, seed and generator version.
 
-Each run is ``pipeline.testset.build.build_testset(cfg, "2025-08")`` with the default
+Each run is ``gdelt_forecast.testset.build.build_testset(cfg, "2025-08")`` with the default
 config (configs/default.yaml: subset 100, 50 attempts a pick, duckdb 3GB and all cores),
 in a fresh subprocess: wall seconds of the call, and peak RSS as that child's ru_maxrss
 (DuckDB allocates in the same process, so it is counted). Runs: horizons [1] (the
@@ -72,15 +72,15 @@ COMMON_RELATIONS = [  # second-level CAMEO codes
 ]  # fmt: skip
 RUNS = {"h1": [], "h1_7_30": ["testset.horizons=[1, 7, 30]"]}
 PHASES = (  # (label, module, attribute) of what build_testset calls
-    ("sql", "pipeline.duck", "run"),
-    ("sql", "pipeline.duck", "records"),
-    ("query rows", "pipeline.testset.build", "_rows"),
-    ("leakage check", "pipeline.testset.build", "check_leakage"),
-    ("subset draw", "pipeline.testset.build", "balanced_subset"),
-    ("balance report", "pipeline.testset.build", "balance"),
-    ("parquet/json writes", "pipeline.testset.build", "write_parquet"),
-    ("parquet/json writes", "pipeline.testset.build", "_write_json"),
-    ("mirai_compat queries", "pipeline.testset.mirai_compat", "write_queries"),
+    ("sql", "gdelt_forecast.duck", "run"),
+    ("sql", "gdelt_forecast.duck", "records"),
+    ("query rows", "gdelt_forecast.testset.build", "_rows"),
+    ("leakage check", "gdelt_forecast.testset.build", "check_leakage"),
+    ("subset draw", "gdelt_forecast.testset.build", "balanced_subset"),
+    ("balance report", "gdelt_forecast.testset.build", "balance"),
+    ("parquet/json writes", "gdelt_forecast.testset.build", "write_parquet"),
+    ("parquet/json writes", "gdelt_forecast.testset.build", "_write_json"),
+    ("mirai_compat queries", "gdelt_forecast.testset.mirai_compat", "write_queries"),
 )
 
 
@@ -107,7 +107,7 @@ def draw_month(days: int) -> tuple[list[tuple], list[tuple], list[tuple]]:
     documents: (quads, quad_docs, news) rows."""
     import pyarrow.compute as pc
 
-    from pipeline.reference import tables
+    from gdelt_forecast.reference import tables
 
     countries, country_w = zipf(tables.countries()["iso3"].to_pylist(), BIG_COUNTRIES, 1.0)
     level2 = tables.relations().filter(pc.equal(tables.relations()["level"], 2))
@@ -158,7 +158,7 @@ def build_warehouse(workdir: Path, days: int) -> dict:
     import duckdb
     import pyarrow as pa
 
-    from pipeline.reference import tables
+    from gdelt_forecast.reference import tables
 
     root = data_root(workdir)
     marker = root / "bench.json"  # written last, so a half-built warehouse is never reused
@@ -231,8 +231,8 @@ def timed(phases: dict[str, float], label: str, fn, active: set[str] = set()):  
 def work(workdir: Path, run: str) -> dict:
     import importlib
 
-    from pipeline.config import REPO_DEFAULT, load_config
-    from pipeline.testset.build import build_testset
+    from gdelt_forecast.config import REPO_DEFAULT, load_config
+    from gdelt_forecast.testset.build import build_testset
 
     cfg = load_config(REPO_DEFAULT, overrides=RUNS[run], data_root=data_root(workdir))
     assert (cfg.testset.min_daily_mentions, cfg.testset.min_documents) == (

@@ -50,39 +50,39 @@ BRONZE_DAY = Asset("gdelt_bronze_day")
     tags=["gdelt", "events", "warehouse"],
 )
 def build_database():
-    # The tasks import pipeline inside: the DAG processor parses this file often.
+    # The tasks import gdelt_forecast inside: the DAG processor parses this file often.
     @task
     def days() -> list[str]:
-        from pipeline.airflow_tasks import requested_days
+        from gdelt_forecast.airflow_tasks import requested_days
 
         return requested_days(BRONZE_DAY)
 
     @task
     def normalize_day(day: str) -> str:
-        from pipeline.airflow_tasks import run_day
-        from pipeline.events.normalize import normalize
+        from gdelt_forecast.airflow_tasks import run_day
+        from gdelt_forecast.events.normalize import normalize
 
         return run_day("normalize", normalize, day)
 
     @task(pool="warehouse_writer")
     def update_warehouse(days: list[str]) -> list[str]:
-        from pipeline.airflow_tasks import run_stage
-        from pipeline.warehouse.build import build_database as build
+        from gdelt_forecast.airflow_tasks import run_stage
+        from gdelt_forecast.warehouse.build import build_database as build
 
         run_stage(build)
         return sorted(days)
 
     @task(pool="article_fetch")
     def fetch_day(day: str) -> str:
-        from pipeline.airflow_tasks import run_day
-        from pipeline.articles.sources import fetch_days
+        from gdelt_forecast.airflow_tasks import run_day
+        from gdelt_forecast.articles.sources import fetch_days
 
         return run_day("fetch", fetch_days, day)
 
     @task
     def process_day(day: str) -> str:
-        from pipeline.airflow_tasks import run_day
-        from pipeline.articles.process import process
+        from gdelt_forecast.airflow_tasks import run_day
+        from gdelt_forecast.articles.process import process
 
         return run_day("process", process, day)
 

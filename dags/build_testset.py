@@ -49,8 +49,8 @@ def build_testset():
     @task
     def build() -> dict:
         # Imported here: the DAG processor parses this file often, and must stay light.
-        from pipeline.airflow_tasks import param_overrides, run_month, run_stage
-        from pipeline.testset.build import build_testset as build_month
+        from gdelt_forecast.airflow_tasks import param_overrides, run_month, run_stage
+        from gdelt_forecast.testset.build import build_testset as build_month
 
         overrides = param_overrides("testset", ("horizons", "subset_size", "seed"))
         return run_stage(build_month, run_month(), overrides=overrides)

@@ -42,16 +42,16 @@ def build_timelines():
     @task(pool="llm_server")
     def timelines() -> dict:
         # Imported here: the DAG processor parses this file often, and must stay light.
-        from pipeline.airflow_tasks import param_overrides, run_month, run_stage
-        from pipeline.timelines.build import build_timelines as build_month
+        from gdelt_forecast.airflow_tasks import param_overrides, run_month, run_stage
+        from gdelt_forecast.timelines.build import build_timelines as build_month
 
         overrides = param_overrides("timelines", ("method",))
         return run_stage(build_month, run_month(), overrides=overrides)
 
     @task(pool="llm_server")
     def tasks(_: dict) -> dict:
-        from pipeline.airflow_tasks import param_overrides, run_month, run_stage
-        from pipeline.tasks.build import build_tasks
+        from gdelt_forecast.airflow_tasks import param_overrides, run_month, run_stage
+        from gdelt_forecast.tasks.build import build_tasks
 
         overrides = param_overrides("timelines", ("method",))
         return run_stage(build_tasks, run_month(), overrides=overrides)

@@ -53,22 +53,22 @@ RETRY = {
     tags=["gdelt", "ingest"],
 )
 def gdelt_ingest():
-    # The tasks import pipeline inside: the DAG processor parses this file often.
+    # The tasks import gdelt_forecast inside: the DAG processor parses this file often.
     @task(retries=6, **RETRY)
     def download() -> dict:
-        from pipeline.airflow_tasks import ingest_download
+        from gdelt_forecast.airflow_tasks import ingest_download
 
         return ingest_download()
 
     @task
     def to_bronze(downloaded: dict) -> dict:
-        from pipeline.airflow_tasks import ingest_to_bronze
+        from gdelt_forecast.airflow_tasks import ingest_to_bronze
 
         return ingest_to_bronze(downloaded)
 
     @task(outlets=[BRONZE_DAY], retries=8, **RETRY)
     def mark_day(_: dict) -> dict:
-        from pipeline.airflow_tasks import ingest_mark_day
+        from gdelt_forecast.airflow_tasks import ingest_mark_day
 
         return ingest_mark_day(BRONZE_DAY)
 

@@ -43,67 +43,67 @@ from airflow.sdk import CronTriggerTimetable, Param, dag, task
     tags=["gdelt", "warehouse", "mirai", "release"],
 )
 def monthly_refresh():
-    # Tasks import pipeline inside: the DAG processor parses this file often.
+    # Tasks import gdelt_forecast inside: the DAG processor parses this file often.
     @task
     def days() -> list[str]:
-        from pipeline.airflow_tasks import month_days
+        from gdelt_forecast.airflow_tasks import month_days
 
         return month_days()
 
     @task
     def normalize_day(day: str) -> str:
-        from pipeline.airflow_tasks import run_day
-        from pipeline.events.normalize import normalize
+        from gdelt_forecast.airflow_tasks import run_day
+        from gdelt_forecast.events.normalize import normalize
 
         return run_day("normalize", normalize, day)
 
     @task(pool="warehouse_writer")
     def update_warehouse(days: list[str]) -> list[str]:
-        from pipeline.airflow_tasks import run_stage
-        from pipeline.warehouse.build import build_database
+        from gdelt_forecast.airflow_tasks import run_stage
+        from gdelt_forecast.warehouse.build import build_database
 
         run_stage(build_database)
         return sorted(days)
 
     @task(pool="article_fetch")
     def fetch_day(day: str) -> str:
-        from pipeline.airflow_tasks import run_day
-        from pipeline.articles.sources import fetch_days
+        from gdelt_forecast.airflow_tasks import run_day
+        from gdelt_forecast.articles.sources import fetch_days
 
         return run_day("fetch", fetch_days, day)
 
     @task
     def process_day(day: str) -> str:
-        from pipeline.airflow_tasks import run_day
-        from pipeline.articles.process import process
+        from gdelt_forecast.airflow_tasks import run_day
+        from gdelt_forecast.articles.process import process
 
         return run_day("process", process, day)
 
     @task
     def testset(_: list[str]) -> dict:
-        from pipeline.airflow_tasks import run_month, run_stage
-        from pipeline.testset.build import build_testset
+        from gdelt_forecast.airflow_tasks import run_month, run_stage
+        from gdelt_forecast.testset.build import build_testset
 
         return run_stage(build_testset, run_month())
 
     @task(pool="llm_server")
     def timelines(_: dict) -> dict:
-        from pipeline.airflow_tasks import run_month, run_stage
-        from pipeline.timelines.build import build_timelines
+        from gdelt_forecast.airflow_tasks import run_month, run_stage
+        from gdelt_forecast.timelines.build import build_timelines
 
         return run_stage(build_timelines, run_month())
 
     @task(pool="llm_server")
     def tasks(_: dict) -> dict:
-        from pipeline.airflow_tasks import run_month, run_stage
-        from pipeline.tasks.build import build_tasks
+        from gdelt_forecast.airflow_tasks import run_month, run_stage
+        from gdelt_forecast.tasks.build import build_tasks
 
         return run_stage(build_tasks, run_month())
 
     @task
     def release(_: dict) -> dict:
-        from pipeline.airflow_tasks import release_options, run_month, run_stage
-        from pipeline.release.build import build_release
+        from gdelt_forecast.airflow_tasks import release_options, run_month, run_stage
+        from gdelt_forecast.release.build import build_release
 
         return run_stage(build_release, run_month(), **release_options())
 

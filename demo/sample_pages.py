@@ -29,10 +29,10 @@ import gzip
 from datetime import date
 from pathlib import Path
 
-from pipeline.articles.warc import write_pages
-from pipeline.config import load_config
-from pipeline.objectstore import staged
-from pipeline.warehouse.build import open_read_only
+from gdelt_forecast.articles.warc import write_pages
+from gdelt_forecast.config import load_config
+from gdelt_forecast.objectstore import staged
+from gdelt_forecast.warehouse.build import open_read_only
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -71,7 +71,7 @@ SAMPLES = [
 ]
 # The country pairs of each day's source URLs; `main` marks the pair the timelines stage
 # will give a document under the URL: the pair of most of its quads, ties to the first pair
-# (pipeline/sql/timelines/documents.sql). A story's pages go under URLs of its own pair.
+# (gdelt_forecast/sql/timelines/documents.sql). A story's pages go under URLs of its own pair.
 PAIR_URLS = """
     WITH links AS (
         SELECT u.date, u.url, least(q.head, q.tail) AS a, greatest(q.head, q.tail) AS b

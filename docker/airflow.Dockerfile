@@ -5,7 +5,7 @@ FROM apache/airflow:3.3.2-python3.11
 COPY --chown=airflow:root pyproject.toml README.md constraints.txt /opt/gdelt-forecast/
 # The package carries its SQL, reference tables and filter lists as package data; the
 # config is read from configs/.
-COPY --chown=airflow:root pipeline /opt/gdelt-forecast/pipeline
+COPY --chown=airflow:root gdelt_forecast /opt/gdelt-forecast/gdelt_forecast
 COPY --chown=airflow:root configs /opt/gdelt-forecast/configs
 # The sample data compose's `demo` service runs: the real slot and the demo-only days derived
 # from it, the demo's pages and the script that archives them, and the script that makes

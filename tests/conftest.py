@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import Config, load_config
-from pipeline.gdelt import bronze, mirror
-from pipeline.gdelt.masterfile import SlotFile
-from pipeline.gdelt.parse import parse_bytes
+from gdelt_forecast.config import Config, load_config
+from gdelt_forecast.gdelt import bronze, mirror
+from gdelt_forecast.gdelt.masterfile import SlotFile
+from gdelt_forecast.gdelt.parse import parse_bytes
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gdelt"
 SLOT = "20250807220000"

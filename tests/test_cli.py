@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from pipeline import cli
-from pipeline.cli import main, parse_moment
+from gdelt_forecast import cli
+from gdelt_forecast.cli import main, parse_moment
 from tests.conftest import SLOT
 
 RANGE = ["--start", "2025-08-07T22:00", "--end", "2025-08-07T23:45"]
@@ -16,7 +16,10 @@ RANGE = ["--start", "2025-08-07T22:00", "--end", "2025-08-07T23:45"]
 def run(*args):
     """Through the installed entry point, as a user types it."""
     return subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", *args], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "gdelt_forecast.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 

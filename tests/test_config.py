@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cli import main
-from pipeline.config import REPO_DEFAULT, Config, ConfigError, load_config
+from gdelt_forecast.cli import main
+from gdelt_forecast.config import REPO_DEFAULT, Config, ConfigError, load_config
 
 
 def test_default_yaml_spells_out_the_model_defaults():

@@ -2,11 +2,11 @@
 
 import logging
 
-from pipeline.progress import progress
+from gdelt_forecast.progress import progress
 
 
 def test_periodic_counts_in_logs(caplog):
-    with caplog.at_level(logging.INFO, logger="pipeline.progress"):
+    with caplog.at_level(logging.INFO, logger="gdelt_forecast.progress"):
         assert list(progress(range(4), 4, "ingest", every_s=0)) == [0, 1, 2, 3]
     assert caplog.messages == [
         "ingest: 1/4 (25%)",

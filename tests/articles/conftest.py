@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import load_config
-from pipeline.events.normalize import normalize
-from pipeline.warehouse.build import build_database, open_read_only
+from gdelt_forecast.config import load_config
+from gdelt_forecast.events.normalize import normalize
+from gdelt_forecast.warehouse.build import build_database, open_read_only
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ARTICLES = FIXTURES / "articles"

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.articles import extract as extract_module
-from pipeline.articles.extract import PARAGRAPH_SEP, Extracted, extract, extract_now
+from gdelt_forecast.articles import extract as extract_module
+from gdelt_forecast.articles.extract import PARAGRAPH_SEP, Extracted, extract, extract_now
 
 HTML = Path(__file__).resolve().parents[1] / "fixtures" / "html"
 INDEX = {

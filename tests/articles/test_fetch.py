@@ -25,13 +25,13 @@ from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from pipeline.articles import fetch
-from pipeline.articles.fetch import FetchSummary, fetch_urls, retry_after
-from pipeline.articles.ledger import read_ledger
-from pipeline.articles.process import preset_for, process_page
-from pipeline.articles.robots import Rules, product_token
-from pipeline.articles.warc import iter_pages, write_pages
-from pipeline.config import Config, load_config
+from gdelt_forecast.articles import fetch
+from gdelt_forecast.articles.fetch import FetchSummary, fetch_urls, retry_after
+from gdelt_forecast.articles.ledger import read_ledger
+from gdelt_forecast.articles.process import preset_for, process_page
+from gdelt_forecast.articles.robots import Rules, product_token
+from gdelt_forecast.articles.warc import iter_pages, write_pages
+from gdelt_forecast.config import Config, load_config
 from tests.articles.conftest import DAY, HTML, article_pages
 
 HOSTS = ("127.0.0.1", "127.0.0.3", "127.0.0.4")
@@ -537,8 +537,8 @@ def test_interrupted_run_records_requests_in_flight_and_resume_fetches_nothing_t
 
 _CHILD = """
 import json, os, sys
-from pipeline.articles import fetch
-from pipeline.config import load_config
+from gdelt_forecast.articles import fetch
+from gdelt_forecast.config import load_config
 
 args = json.loads(sys.argv[1])
 real_add, seen = fetch._Store.add, []

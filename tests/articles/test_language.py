@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from pipeline.articles.language import detect
+from gdelt_forecast.articles.language import detect
 
 ENGLISH = (
     "The ministers of both countries met in Geneva on Tuesday to discuss a new trade "

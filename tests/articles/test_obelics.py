@@ -8,8 +8,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from pipeline.articles import obelics
-from pipeline.articles.obelics import MIRAI, OBELICS, PRESETS, Perplexity, check, clean, values
+from gdelt_forecast.articles import obelics
+from gdelt_forecast.articles.obelics import (
+    MIRAI,
+    OBELICS,
+    PRESETS,
+    Perplexity,
+    check,
+    clean,
+    values,
+)
 
 # Three ordinary English paragraphs (made up for these tests) and some page furniture.
 P1 = (

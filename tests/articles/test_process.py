@@ -7,11 +7,11 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.articles.process import ArticlesError, doc_id, mirai_abstract, process
-from pipeline.articles.warc import write_pages
-from pipeline.cli import main
-from pipeline.config import load_config
-from pipeline.warehouse.build import build_database, open_read_only
+from gdelt_forecast.articles.process import ArticlesError, doc_id, mirai_abstract, process
+from gdelt_forecast.articles.warc import write_pages
+from gdelt_forecast.cli import main
+from gdelt_forecast.config import load_config
+from gdelt_forecast.warehouse.build import build_database, open_read_only
 from tests.articles.conftest import DAY, HTML, article_pages, quad_urls
 
 

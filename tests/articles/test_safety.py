@@ -15,8 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import urllib3
 
-from pipeline.articles import safety
-from pipeline.articles.safety import (
+from gdelt_forecast.articles import safety
+from gdelt_forecast.articles.safety import (
     PinnedClient,
     Refused,
     Target,

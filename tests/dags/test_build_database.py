@@ -4,10 +4,10 @@ import json
 
 import pyarrow.parquet as pq
 
-from pipeline.articles.warc import write_pages
-from pipeline.config import load_config
-from pipeline.events.normalize import normalize
-from pipeline.warehouse.build import build_database, open_read_only
+from gdelt_forecast.articles.warc import write_pages
+from gdelt_forecast.config import load_config
+from gdelt_forecast.events.normalize import normalize
+from gdelt_forecast.warehouse.build import build_database, open_read_only
 from tests.articles.conftest import DAY, HTML, quad_urls
 from tests.conftest import EXPORT_CSV, MENTIONS_CSV, SLOT, write_bronze
 from tests.dags.conftest import python
@@ -27,7 +27,7 @@ def test_dag_parses_and_listens_to_the_ingest_asset(airflow_env):
                             for t in ("update_warehouse", "add_news", "fetch_day")),
             "listens": str(build.timetable.asset_condition),
             "emits": [a.name for a in ingest.task_dict["mark_day"].outlets],
-            "pipeline_loaded": sorted(m for m in sys.modules if m.startswith("pipeline")),
+            "pipeline_loaded": sorted(m for m in sys.modules if m.startswith("gdelt_forecast")),
         }))
         """,
         airflow_env,

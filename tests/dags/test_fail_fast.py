@@ -3,7 +3,7 @@ root: what a new user meets when the data root is relative or holds nothing yet.
 
 import json
 
-from pipeline.config import CONFIG_ENV, DATA_ROOT_ENV
+from gdelt_forecast.config import CONFIG_ENV, DATA_ROOT_ENV
 from tests.dags.conftest import python
 
 

@@ -22,7 +22,7 @@ def test_dagbag_imports_without_errors_or_heavy_imports(airflow_env):
             "doc": dag.doc_md.strip().splitlines()[0],
             "retries": dag.task_dict["download"].retries,
             "backoff": bool(dag.task_dict["download"].retry_exponential_backoff),
-            "pipeline_loaded": sorted(m for m in sys.modules if m.startswith("pipeline")),
+            "pipeline_loaded": sorted(m for m in sys.modules if m.startswith("gdelt_forecast")),
         }))
         """,
         airflow_env,

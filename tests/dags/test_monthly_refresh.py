@@ -23,7 +23,7 @@ def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
             "params": sorted(dag.params),
             "schedule": dag.timetable.expression,
             "doc": dag.doc_md.strip().splitlines()[0],
-            "pipeline_loaded": sorted(m for m in sys.modules if m.startswith("pipeline")),
+            "pipeline_loaded": sorted(m for m in sys.modules if m.startswith("gdelt_forecast")),
         }))
         """,
         airflow_env,
@@ -90,8 +90,8 @@ def _refresh(conf: dict, airflow_env: dict, tmp_path) -> None:
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("pipeline.release.build") is None,
-    reason="the release stage (pipeline.release.build) is not written yet",
+    importlib.util.find_spec("gdelt_forecast.release.build") is None,
+    reason="the release stage (gdelt_forecast.release.build) is not written yet",
 )
 def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, tmp_path):
     from tests.release.conftest import demo_month

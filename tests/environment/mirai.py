@@ -22,8 +22,8 @@ def import_mirai(release: Path, repo: Path, end_date: str, folder: Path,
     ``patch`` undoes the working directory, environment and shims when it is undone."""
     import pandas as pd
 
-    from pipeline.config import Config
-    from pipeline.release.embed import embed
+    from gdelt_forecast.config import Config
+    from gdelt_forecast.release.embed import embed
 
     data = folder / "data"
     data.mkdir()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.environment import (
+from gdelt_forecast.environment import (
     CAMEOCode,
     Date,
     DateRange,

@@ -12,9 +12,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.baselines import run_baseline
-from pipeline.cli import main
-from pipeline.config import load_config
+from gdelt_forecast.baselines import run_baseline
+from gdelt_forecast.cli import main
+from gdelt_forecast.config import load_config
 from tests.environment.conftest import add_rows
 
 # Past events, planted among the demo's own (the demo's queries are of 2025-08-02, 08-07 and
@@ -148,7 +148,7 @@ def test_a_planted_future_changes_no_baseline(with_past, with_future):
         after = run_baseline(cfg, with_future, method).scores
         assert after == before, method
     # The plant is real: a cutoff after it sees BRA->CHN 190 ten times.
-    from pipeline.environment import ISOCode, open_environment
+    from gdelt_forecast.environment import ISOCode, open_environment
 
     with open_environment(with_future, "2025-08-22") as env:
         assert env.count_events(head_entities=[ISOCode("BRA")], relations=None) >= 10
@@ -210,7 +210,7 @@ def test_the_llm_baseline_asks_mirais_direct_prompt_and_scores_the_answers(with_
 
 
 def test_the_cli_offers_every_method():
-    from pipeline.baselines import ALL_METHODS
-    from pipeline.cli import BASELINE_METHODS
+    from gdelt_forecast.baselines import ALL_METHODS
+    from gdelt_forecast.cli import BASELINE_METHODS
 
     assert list(ALL_METHODS) == BASELINE_METHODS

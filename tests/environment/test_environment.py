@@ -11,7 +11,7 @@ import duckdb
 import jsonschema
 import pytest
 
-from pipeline.environment import (
+from gdelt_forecast.environment import (
     CAMEOCode,
     Country,
     Date,
@@ -21,7 +21,7 @@ from pipeline.environment import (
     open_environment,
     tool_schemas,
 )
-from pipeline.environment.tools import TOOLS
+from gdelt_forecast.environment.tools import TOOLS
 from tests.environment.conftest import FUTURE_DAY, FUTURE_TITLE
 
 

@@ -10,7 +10,7 @@ from datetime import timedelta
 import duckdb
 import pyarrow.parquet as pq
 
-from pipeline.environment import Date, DateRange, ISOCode, open_environment
+from gdelt_forecast.environment import Date, DateRange, ISOCode, open_environment
 from tests.environment.conftest import add_rows, terms
 
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from pipeline.environment import Date, ISOCode, open_environment
-from pipeline.environment.bm25 import scores
+from gdelt_forecast.environment import Date, ISOCode, open_environment
+from gdelt_forecast.environment.bm25 import scores
 
 
 def _corpus(seed: int, docs: int) -> list[list[str]]:

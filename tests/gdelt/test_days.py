@@ -2,8 +2,8 @@
 
 from datetime import date
 
-from pipeline.gdelt.days import day_status
-from pipeline.gdelt.ingest import ingest
+from gdelt_forecast.gdelt.days import day_status
+from gdelt_forecast.gdelt.ingest import ingest
 from tests.conftest import EXPORT_CSV, SLOT
 from tests.gdelt.test_ingest import END, START, TABLES
 

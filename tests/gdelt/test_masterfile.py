@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from pipeline.gdelt.masterfile import parse_lines
+from gdelt_forecast.gdelt.masterfile import parse_lines
 
 BASE = "http://127.0.0.1:1/gdeltv2"
 UP = "http://data.gdeltproject.org/gdeltv2"

@@ -3,8 +3,8 @@
 import pyarrow as pa
 import pytest
 
-from pipeline.gdelt.parse import ParseError, parse_bytes, read_member
-from pipeline.gdelt.schema import EXPORT, MENTIONS
+from gdelt_forecast.gdelt.parse import ParseError, parse_bytes, read_member
+from gdelt_forecast.gdelt.schema import EXPORT, MENTIONS
 from tests.conftest import EXPORT_CSV, FIXTURES, MENTIONS_CSV, line_count
 
 SPARK_EVENTS = FIXTURES / "spark-gdelt_events.csv"

@@ -3,8 +3,8 @@
 
 import sys
 
-from pipeline.config import load_config
-from pipeline.llm import run
+from gdelt_forecast.config import load_config
+from gdelt_forecast.llm import run
 from tests.llm.scripted import MODEL, request
 
 FAST = [f"a{i}" for i in range(4)]

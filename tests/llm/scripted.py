@@ -13,8 +13,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from pipeline.config import Config, load_config
-from pipeline.llm import Request
+from gdelt_forecast.config import Config, load_config
+from gdelt_forecast.llm import Request
 
 MODEL = "scripted-model"
 USAGE = {"prompt_tokens": 10, "completion_tokens": 5}  # per answered attempt

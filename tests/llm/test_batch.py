@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from pipeline.files import FILE_MODE
-from pipeline.llm import CALLS_SCHEMA, Request, run, summarize, write_calls
+from gdelt_forecast.files import FILE_MODE
+from gdelt_forecast.llm import CALLS_SCHEMA, Request, run, summarize, write_calls
 from tests.llm import resume_batch
 from tests.llm.scripted import MODEL, SCHEMA, answer, error, llm_config, request, valid
 

@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from pipeline.errors import StageError
-from pipeline.llm import parse_numbered, run
+from gdelt_forecast.errors import StageError
+from gdelt_forecast.llm import parse_numbered, run
 from tests.llm.scripted import (
     MODEL,
     SCHEMA,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from pipeline.llm import parse_numbered
+from gdelt_forecast.llm import parse_numbered
 
 
 @pytest.mark.parametrize(

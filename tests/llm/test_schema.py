@@ -2,10 +2,10 @@
 
 import pytest
 
-from pipeline.config import load_config
-from pipeline.llm import Request, request_hash
-from pipeline.llm.answer import parse_answer
-from pipeline.llm.schema import check_schema, validate
+from gdelt_forecast.config import load_config
+from gdelt_forecast.llm import Request, request_hash
+from gdelt_forecast.llm.answer import parse_answer
+from gdelt_forecast.llm.schema import check_schema, validate
 from tests.llm.scripted import SCHEMA, request
 
 EVENT = {

@@ -8,10 +8,10 @@ import json
 import threading
 import time
 
-from pipeline.config import load_config
-from pipeline.gdelt import ledger
-from pipeline.locks import bucket_lock, month_lock
-from pipeline.objectstore import bucket, staged
+from gdelt_forecast.config import load_config
+from gdelt_forecast.gdelt import ledger
+from gdelt_forecast.locks import bucket_lock, month_lock
+from gdelt_forecast.objectstore import bucket, staged
 
 
 def _cfg(root: str, machine, ttl: float = 600.0):

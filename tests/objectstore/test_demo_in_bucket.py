@@ -16,8 +16,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.cli import main
-from pipeline.release.build import build_release
+from gdelt_forecast.cli import main
+from gdelt_forecast.release.build import build_release
 from tests.conftest import new_bucket
 from tests.release.conftest import DAYS, FIRST_DAY, LAST_DAY, MONTH, REPO, demo_month
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.config import load_config
-from pipeline.objectstore import StorageError, WorkingCopy, bucket, publish
-from pipeline.release.build import _stays_latest
+from gdelt_forecast.config import load_config
+from gdelt_forecast.objectstore import StorageError, WorkingCopy, bucket, publish
+from gdelt_forecast.release.build import _stays_latest
 
 
 @pytest.fixture

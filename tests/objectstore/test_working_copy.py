@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from pipeline.config import load_config
-from pipeline.objectstore import StorageError, WorkingCopy, bucket, staged
+from gdelt_forecast.config import load_config
+from gdelt_forecast.objectstore import StorageError, WorkingCopy, bucket, staged
 
 
 def _copy(root: str, machine) -> WorkingCopy:

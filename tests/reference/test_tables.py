@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from pipeline.reference import build, tables
+from gdelt_forecast.reference import build, tables
 
 SOURCES = build.SOURCES
 
@@ -269,7 +269,7 @@ def test_build_without_the_dev_extra_exits_2_with_one_line(tmp_path: Path):
         "import runpy, sys\n"
         "sys.modules['pycountry'] = None\n"
         f"sys.argv = ['build', '--out', {str(tmp_path)!r}]\n"
-        "runpy.run_module('pipeline.reference.build', run_name='__main__')\n"
+        "runpy.run_module('gdelt_forecast.reference.build', run_name='__main__')\n"
     )
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == build.DEV_EXTRA + "\n"
@@ -281,7 +281,7 @@ def test_tables_need_only_pyarrow():
         "import sys\n"
         "for name in ('pycountry', 'country_converter', 'pandas'):\n"
         "    sys.modules[name] = None\n"
-        "from pipeline.reference import tables\n"
+        "from gdelt_forecast.reference import tables\n"
         "print(sum(getattr(tables, name)().num_rows for name in tables.SCHEMAS))\n"
     )
     assert result.returncode == 0, result.stderr

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.articles.process import process
-from pipeline.config import Config, load_config
-from pipeline.events.normalize import normalize
-from pipeline.gdelt.ingest import ingest
-from pipeline.release.build import build_release
-from pipeline.warehouse.build import build_database
+from gdelt_forecast.articles.process import process
+from gdelt_forecast.config import Config, load_config
+from gdelt_forecast.events.normalize import normalize
+from gdelt_forecast.gdelt.ingest import ingest
+from gdelt_forecast.release.build import build_release
+from gdelt_forecast.warehouse.build import build_database
 from tests.conftest import Mirror
 
 REPO = Path(__file__).resolve().parents[2]

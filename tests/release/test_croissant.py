@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.release.croissant import croissant, license_url
+from gdelt_forecast.release.croissant import croissant, license_url
 
 META = {
     "name": "gdelt-forecast-test",

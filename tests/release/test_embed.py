@@ -8,8 +8,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from pipeline.config import load_config
-from pipeline.release.embed import EmbeddingError, embed, model_name
+from gdelt_forecast.config import load_config
+from gdelt_forecast.release.embed import EmbeddingError, embed, model_name
 
 
 @pytest.fixture

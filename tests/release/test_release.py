@@ -17,21 +17,21 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.cli import main
-from pipeline.config import load_config
-from pipeline.files import DIR_MODE, FILE_MODE
-from pipeline.release import card
-from pipeline.release.build import (
+from gdelt_forecast.cli import main
+from gdelt_forecast.config import load_config
+from gdelt_forecast.files import DIR_MODE, FILE_MODE
+from gdelt_forecast.release import card
+from gdelt_forecast.release.build import (
     ReleaseError,
     _update_latest,
     build_release,
     history,
     next_version,
 )
-from pipeline.release.layout import TABLES
-from pipeline.release.manifest import MANIFEST
-from pipeline.release.verify import verify
-from pipeline.tasks.records import SCHEMA
+from gdelt_forecast.release.layout import TABLES
+from gdelt_forecast.release.manifest import MANIFEST
+from gdelt_forecast.release.verify import verify
+from gdelt_forecast.tasks.records import SCHEMA
 from tests.environment.conftest import terms
 from tests.release.conftest import MONTH, demo_month
 

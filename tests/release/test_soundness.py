@@ -19,9 +19,9 @@ import pytest
 import snowballstemmer
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from pipeline.release.verify import verify
-from pipeline.tasks import TASKS
-from pipeline.tasks.records import SCHEMA
+from gdelt_forecast.release.verify import verify
+from gdelt_forecast.tasks import TASKS
+from gdelt_forecast.tasks.records import SCHEMA
 from tests.release.test_release import _rewrite
 
 STEM = snowballstemmer.stemmer("english")

@@ -9,11 +9,11 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from pipeline import duck
-from pipeline.reference import tables
-from pipeline.release.stats import write_stats
-from pipeline.tasks.records import SCHEMA
-from pipeline.timelines.build import COMPLEX_EVENTS, TIMELINES
+from gdelt_forecast import duck
+from gdelt_forecast.reference import tables
+from gdelt_forecast.release.stats import write_stats
+from gdelt_forecast.tasks.records import SCHEMA
+from gdelt_forecast.timelines.build import COMPLEX_EVENTS, TIMELINES
 
 D1, D2, D3 = date(2025, 8, 1), date(2025, 8, 2), date(2025, 8, 3)
 QUADS = [  # date, head, relation, tail, GDELT records

@@ -10,8 +10,8 @@ from datetime import date, timedelta
 
 import pyarrow.parquet as pq
 
-from pipeline.release import verify
-from pipeline.release.tkg import write_tkg
+from gdelt_forecast.release import verify
+from gdelt_forecast.release.tkg import write_tkg
 from tests.environment.conftest import add_rows
 
 

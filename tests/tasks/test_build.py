@@ -6,15 +6,15 @@ from datetime import date
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.cli import main
-from pipeline.config import load_config
-from pipeline.tasks import TASKS, leakage
-from pipeline.tasks.build import TasksError, build_tasks
-from pipeline.tasks.cut import split_of
-from pipeline.tasks.extractive import value
-from pipeline.tasks.records import SCHEMA
-from pipeline.timelines import text_key as key
-from pipeline.timelines.build import build_timelines
+from gdelt_forecast.cli import main
+from gdelt_forecast.config import load_config
+from gdelt_forecast.tasks import TASKS, leakage
+from gdelt_forecast.tasks.build import TasksError, build_tasks
+from gdelt_forecast.tasks.cut import split_of
+from gdelt_forecast.tasks.extractive import value
+from gdelt_forecast.tasks.records import SCHEMA
+from gdelt_forecast.timelines import text_key as key
+from gdelt_forecast.timelines.build import build_timelines
 from tests.release.conftest import MONTH, REPO, demo_month
 
 

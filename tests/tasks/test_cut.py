@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from pipeline.config import TasksConfig
-from pipeline.tasks.cut import cuts, period, split_of
+from gdelt_forecast.config import TasksConfig
+from gdelt_forecast.tasks.cut import cuts, period, split_of
 
 
 def atom(when, text, seen=None):

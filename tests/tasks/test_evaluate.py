@@ -8,12 +8,12 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.cli import main
-from pipeline.config import load_config
-from pipeline.tasks.build import build_tasks
-from pipeline.tasks.evaluate import TaskEvaluateError, evaluate_tasks, parse_choice
-from pipeline.tasks.lrae import atomic
-from pipeline.timelines.build import build_timelines
+from gdelt_forecast.cli import main
+from gdelt_forecast.config import load_config
+from gdelt_forecast.tasks.build import build_tasks
+from gdelt_forecast.tasks.evaluate import TaskEvaluateError, evaluate_tasks, parse_choice
+from gdelt_forecast.tasks.lrae import atomic
+from gdelt_forecast.timelines.build import build_timelines
 from tests.llm.scripted import MODEL, ScriptedServer, answer
 from tests.release.conftest import MONTH, REPO, demo_month
 

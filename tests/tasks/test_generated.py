@@ -5,9 +5,9 @@ where they do not, every call logged and cached."""
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.config import load_config
-from pipeline.tasks.build import build_tasks
-from pipeline.timelines.build import build_timelines
+from gdelt_forecast.config import load_config
+from gdelt_forecast.tasks.build import build_tasks
+from gdelt_forecast.timelines.build import build_timelines
 from tests.llm.scripted import MODEL, ScriptedServer, answer, error
 from tests.release.conftest import MONTH, demo_month
 

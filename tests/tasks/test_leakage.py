@@ -4,8 +4,8 @@ test_build.py and by `release verify`), and the even spread of gold letters."""
 from collections import Counter
 from datetime import date
 
-from pipeline.tasks import leakage
-from pipeline.tasks.records import balance, record_id
+from gdelt_forecast.tasks import leakage
+from gdelt_forecast.tasks.records import balance, record_id
 
 CUT = date(2025, 8, 5)
 ESPER_TITLE = "Esper accuses China of intimidating smaller Asian nations"

@@ -10,11 +10,11 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.config import load_config
-from pipeline.reference import tables
-from pipeline.testset.build import TestsetError, answer_dict, build_testset, month_range
-from pipeline.testset.mirai_compat import write_database
-from pipeline.testset.subset import Item, balance, balanced_subset
+from gdelt_forecast.config import load_config
+from gdelt_forecast.reference import tables
+from gdelt_forecast.testset.build import TestsetError, answer_dict, build_testset, month_range
+from gdelt_forecast.testset.mirai_compat import write_database
+from gdelt_forecast.testset.subset import Item, balance, balanced_subset
 
 D7, D8 = date(2025, 8, 7), date(2025, 8, 8)
 QUADS = [  # date, head, relation, tail, daily mentions, kept documents
@@ -193,7 +193,7 @@ def test_mirai_query_files_have_mirai_columns(tmp_path):
 
 
 def test_leakage_check_refuses_a_cutoff_that_reaches_the_query_day():
-    from pipeline.testset.build import check_leakage
+    from gdelt_forecast.testset.build import check_leakage
 
     good = {"query_id": "q_h1", "date": D8, "cutoff": D7, "horizon": 1}
     check_leakage([good])
@@ -204,7 +204,7 @@ def test_leakage_check_refuses_a_cutoff_that_reaches_the_query_day():
 
 
 def test_a_month_without_queries_is_an_error_not_an_empty_set(tmp_path, capsys):
-    from pipeline.cli import main
+    from gdelt_forecast.cli import main
 
     root = warehouse(tmp_path / "data", QUADS)
     cfg = load_config(None, [], root)

@@ -13,8 +13,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.cli import main
-from pipeline.testset.evaluate import (
+from gdelt_forecast.cli import main
+from gdelt_forecast.testset.evaluate import (
     EvaluateError,
     clean_prediction,
     codebook,

@@ -5,8 +5,8 @@ dates, each event with its source's availability date."""
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.cli import main
-from pipeline.timelines.build import TimelinesError, build_timelines
+from gdelt_forecast.cli import main
+from gdelt_forecast.timelines.build import TimelinesError, build_timelines
 from tests.release.conftest import MONTH, demo_month
 
 

@@ -2,8 +2,8 @@
 
 from datetime import date, timedelta
 
-from pipeline.config import load_config
-from pipeline.timelines.complex_events import group
+from gdelt_forecast.config import load_config
+from gdelt_forecast.timelines.complex_events import group
 
 AUG1 = date(2025, 8, 1)
 TRADE = "tariffs trade talks Beijing Washington soybeans deal"

@@ -6,8 +6,8 @@ from datetime import date, datetime
 
 import pytest
 
-from pipeline.timelines.complex_events import ComplexEvent
-from pipeline.timelines.extractive import precision, sentence_date, sentences, timeline
+from gdelt_forecast.timelines.complex_events import ComplexEvent
+from gdelt_forecast.timelines.extractive import precision, sentence_date, sentences, timeline
 
 PUBLISHED = datetime(2019, 11, 20)
 

@@ -3,7 +3,7 @@
 from collections import Counter
 from datetime import date
 
-from pipeline.timelines.sound import AFTER_SOURCE, REPEATED, sound
+from gdelt_forecast.timelines.sound import AFTER_SOURCE, REPEATED, sound
 
 SEEN = {"early": date(2019, 11, 18), "late": date(2019, 11, 20)}
 

@@ -8,9 +8,9 @@ from datetime import date, timedelta
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.config import load_config
-from pipeline.timelines.build import build_timelines
-from pipeline.timelines.written import adjust, complement
+from gdelt_forecast.config import load_config
+from gdelt_forecast.timelines.build import build_timelines
+from gdelt_forecast.timelines.written import adjust, complement
 from tests.llm.scripted import MODEL, ScriptedServer, answer
 from tests.release.conftest import MONTH, demo_month
 

@@ -13,9 +13,9 @@ if importlib.util.find_spec("vllm") is None:
 
 from pathlib import Path  # noqa: E402 (after the skip: see test_server.py)
 
-from pipeline.baselines import run_baseline  # noqa: E402
-from pipeline.config import load_config  # noqa: E402
-from pipeline.release.build import build_release  # noqa: E402
+from gdelt_forecast.baselines import run_baseline  # noqa: E402
+from gdelt_forecast.config import load_config  # noqa: E402
+from gdelt_forecast.release.build import build_release  # noqa: E402
 from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402
 from tests.vllm.test_timelines import GENERATION, PROMPT, settled  # noqa: E402
 

@@ -6,10 +6,10 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.config import load_config
-from pipeline.events.normalize import normalize
-from pipeline.warehouse.build import WarehouseError, build_database, open_read_only
-from pipeline.warehouse.stats import render, stats
+from gdelt_forecast.config import load_config
+from gdelt_forecast.events.normalize import normalize
+from gdelt_forecast.warehouse.build import WarehouseError, build_database, open_read_only
+from gdelt_forecast.warehouse.stats import render, stats
 
 DAY = date(2025, 8, 7)
 

@@ -1,0 +1,247 @@
+"""What the tasks in ``dags/`` run: the run's config and partition, and a stage that fails fast.
+
+Every task builds its config from the run's params (:func:`run_config`) and calls a stage
+function through :func:`run_stage` or :func:`run_day`. An error no retry can mend (a bad
+config or param, a :class:`StageError` such as "no warehouse at ...") becomes Airflow's
+``AirflowFailException``: the task fails at once with a one-line message that names the data
+root, instead of waiting out its retries. Network and I/O errors propagate unchanged, so
+Airflow retries them. A day's stage holds that day's lock (:mod:`gdelt_forecast.locks`), so two
+runs covering one day take turns while other days run side by side.
+
+Airflow is imported inside the functions only: the package imports without the
+``[airflow]`` extra, and the DAG files import this module inside their tasks, so parsing
+them stays light.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from gdelt_forecast.config import Config, ConfigError, from_dag_params
+from gdelt_forecast.errors import StageError
+from gdelt_forecast.locks import partition_lock
+from gdelt_forecast.objectstore import listed, run, staged
+from gdelt_forecast.stage_reads import LEDGER, reads
+from gdelt_forecast.summary import StageSummary
+
+log = logging.getLogger(__name__)
+
+
+class ParamError(ValueError):
+    """A run param that its JSON schema let through but that cannot be used."""
+
+
+def _context() -> dict[str, Any]:
+    from airflow.sdk import get_current_context
+
+    return get_current_context()
+
+
+@contextmanager
+def fail_fast(cfg: Config | None = None) -> Iterator[None]:
+    """Re-raise ConfigError, StageError and ParamError as AirflowFailException (no retry),
+    naming ``cfg``'s data root; other exceptions propagate for Airflow to retry."""
+    try:
+        yield
+    except (ConfigError, StageError, ParamError) as exc:
+        if isinstance(exc, _network_errors()):
+            raise
+        from airflow.sdk.exceptions import AirflowFailException
+
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if cfg is not None and str(cfg.data_root) not in message:
+            message += f" (data root {cfg.data_root})"
+        raise AirflowFailException(message) from None
+
+
+def _network_errors() -> tuple[type[StageError], ...]:
+    """The StageErrors a network failure raises (after the stage's own retries): a server
+    or bucket that is down may be up at the next try, so Airflow retries these."""
+    from gdelt_forecast.gdelt.masterfile import MasterfileError
+    from gdelt_forecast.objectstore import StorageError
+    from gdelt_forecast.release.embed import EmbeddingError
+
+    return MasterfileError, EmbeddingError, StorageError
+
+
+def run_config(overrides: Sequence[str] = ()) -> Config:
+    """The config the run's ``config``, ``data_root`` and ``set`` params (plus ``overrides``)
+    ask for; a relative data root is refused."""
+    params = _context()["params"]
+    with fail_fast():
+        return from_dag_params({**params, "set": [*(params.get("set") or []), *overrides]})
+
+
+def run_stage(
+    stage: Callable[..., StageSummary], *args: Any, overrides: Sequence[str] = (), **kwargs: Any
+) -> dict:
+    """``stage(cfg, *args, **kwargs)`` for the run's config: prints its summary line and
+    returns its dict (the task's XCom)."""
+    cfg = run_config(overrides)
+    with fail_fast(cfg):
+        summary = run(stage, cfg, *args, **kwargs)
+    print(summary.line())
+    return summary.to_dict()
+
+
+def run_day(name: str, stage: Callable[[Config, date, date], StageSummary], day: str) -> str:
+    """``stage(cfg, day, day)`` under the lock ``<name>-<day>``; returns ``day`` for the next
+    mapped task."""
+    cfg = run_config()
+    with fail_fast(cfg):
+        first = _day(day)
+        with (
+            staged(cfg, reads(stage, cfg, first, first)) as local,
+            partition_lock(local, name, day),
+        ):
+            summary = stage(local, first, first)
+    print(summary.line())
+    return day
+
+
+def _day(value: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise ParamError(f"day {value!r} is not YYYY-MM-DD") from None
+
+
+def requested_days(asset: Any) -> list[str]:
+    """The days a build_database run covers: the ``start_date``..``end_date`` params, else
+    the ``day`` of each triggering event of ``asset``."""
+    ctx = _context()
+    params = ctx["params"]
+    if not params["start_date"]:
+        events = ctx["triggering_asset_events"].get(asset, [])
+        return sorted({event.extra["day"] for event in events})
+    with fail_fast():
+        first, last = _day(params["start_date"]), _day(params["end_date"] or params["start_date"])
+        if last < first:
+            raise ParamError(f"end_date {last} is before start_date {first}")
+    return _iso_days(first, last)
+
+
+def _iso_days(first: date, last: date) -> list[str]:
+    return [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
+
+
+def run_month() -> str:
+    """The ``month`` param, else the month before the run's logical date (or, for a manual
+    run without one, before the time it was triggered)."""
+    ctx = _context()
+    if ctx["params"]["month"]:
+        return ctx["params"]["month"]
+    when = ctx.get("logical_date") or ctx["dag_run"].run_after
+    return (when.replace(day=1) - timedelta(days=1)).strftime("%Y-%m")
+
+
+def month_days() -> list[str]:
+    """The days of the run's month that have bronze events, for the mapped per-day tasks.
+    A month without any fails, and so does one missing some unless the ``partial`` param
+    is true (then the missing days are logged and left out)."""
+    from gdelt_forecast.events.normalize import NormalizeError
+    from gdelt_forecast.testset.build import month_range
+
+    cfg, month = run_config(), run_month()
+    bronze = f"{cfg.data_root}/bronze/events"
+    with fail_fast(cfg):
+        first, last = month_range(month)
+        days = _iso_days(first, last)
+        present = [day for day in days if listed(cfg, f"bronze/events/date={day}")]
+        missing = [day for day in days if day not in present]
+        if not present:
+            raise NormalizeError(f"no bronze events for any day of {month} under {bronze}")
+        if missing and not _context()["params"].get("partial"):
+            raise NormalizeError(
+                f"no bronze events for {len(missing)} of the {len(days)} days of {month} under "
+                f"{bronze} ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}): "
+                "ingest them, or set the param partial to true to use the days there are"
+            )
+    if missing:
+        log.warning("%s: leaving out %d days without bronze: %s", month, len(missing), missing)
+    return present
+
+
+def param_overrides(section: str, keys: tuple[str, ...]) -> list[str]:
+    """``section.key=value`` for each of ``keys`` whose param is set (values as JSON, which
+    the config reads as YAML)."""
+    params = _context()["params"]
+    return [f"{section}.{k}={json.dumps(params[k])}" for k in keys if params[k] is not None]
+
+
+def release_options() -> dict[str, Any]:
+    """The release's ``version`` and ``history_start`` params (None: the config's choice)."""
+    params = _context()["params"]
+    start = params["history_start"]
+    with fail_fast():
+        return {"version": params["version"], "history_start": _day(start) if start else None}
+
+
+# --- gdelt_ingest ------------------------------------------------------------------------------
+
+
+def ingest_interval() -> tuple[datetime, datetime]:
+    """The run's data interval as the ingest stage's inclusive range, naive UTC."""
+    ctx = _context()
+    start = datetime.fromtimestamp(ctx["data_interval_start"].timestamp(), UTC)
+    end = datetime.fromtimestamp(ctx["data_interval_end"].timestamp(), UTC)
+    # The stage takes an inclusive range; the interval excludes its end.
+    return start.replace(tzinfo=None), end.replace(tzinfo=None) - timedelta(seconds=1)
+
+
+def ingest_download() -> dict:
+    """List the interval's files and fetch them; raise (to be retried) while GDELT has not
+    listed the slot yet or a download failed."""
+    from dataclasses import asdict
+
+    from gdelt_forecast.gdelt.ingest import fetch_files, list_slot_files, new_summary
+
+    cfg = run_config()
+    start, end = ingest_interval()
+    with fail_fast(cfg), staged(cfg, [LEDGER]) as local:  # the raw files go to the bucket
+        listing = list_slot_files(local, start, end, local.gdelt.tables)
+        if not listing.files:
+            raise RuntimeError(f"no slot listed yet for {start:%Y-%m-%dT%H:%M}..{end:%H:%M}")
+        fetched = fetch_files(local, listing)
+    failed = [f"{f.file.name}: {f.detail}" for f in fetched if f.status == "failed"]
+    if failed:
+        raise RuntimeError(f"{len(failed)} downloads failed: {'; '.join(failed)}")
+    return {
+        "summary": asdict(new_summary(start, end, listing)),
+        "fetched": [f.to_dict() for f in fetched],
+    }
+
+
+def ingest_to_bronze(downloaded: dict) -> dict:
+    """Parse the downloaded files into bronze and the ledger."""
+    from gdelt_forecast.gdelt.download import Fetched
+    from gdelt_forecast.gdelt.ingest import Summary, write_bronze
+
+    fetched = [Fetched.from_dict(item) for item in downloaded["fetched"]]
+    return run_stage(write_bronze, fetched, Summary(**downloaded["summary"]))
+
+
+def ingest_mark_day(asset: Any) -> dict:
+    """On a day's last interval, emit ``asset`` (extra ``day``) once the day is complete;
+    skip on other intervals, raise (to be retried) while the day is incomplete."""
+    from dataclasses import asdict
+
+    from airflow.sdk.exceptions import AirflowSkipException
+
+    from gdelt_forecast.gdelt.days import day_status
+
+    cfg = run_config()
+    start, end = ingest_interval()
+    if start.date() == (end + timedelta(seconds=1)).date():
+        raise AirflowSkipException("not the day's last interval")
+    with fail_fast(cfg):
+        status = run(day_status, cfg, start.date())
+    if not status.complete:
+        raise RuntimeError(f"{status.day} not complete yet: {status.statuses}")
+    _context()["outlet_events"][asset].extra = {"day": status.day}
+    return asdict(status)

@@ -1,0 +1,472 @@
+"""Fetch article pages politely and safely: scheduling, per-host limits and retries.
+
+``fetch_urls`` fetches each URL not yet settled in the fetch ledger on a thread pool, within
+a global limit (``articles.concurrency``), a per-host one (``per_host`` requests at once,
+``per_host_delay_s`` between two) and robots.txt (``robots``). Every redirect hop is checked
+like the first URL (``safety``); a body is read within ``max_bytes`` and ``page_timeout_s``.
+Connection errors, 429 and 5xx are retried with backoff or after the server's Retry-After;
+once the retries are spent the URL ends ``retryable`` and a re-run tries it again.
+
+HTML pages go to the run's WARC files (``warc``) and every outcome to the run's journal,
+folded into the fetch ledger when the run ends, or by the next run if it died (``ledger``,
+which also tells how an interrupted run is resumed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import itertools
+import logging
+import math
+import queue
+import secrets
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from urllib.parse import urljoin
+
+import urllib3
+
+from gdelt_forecast.articles.ledger import (
+    STATUSES,
+    Journal,
+    journal_dir,
+    settle_finished_runs,
+    settled_urls,
+)
+from gdelt_forecast.articles.robots import Robots, RobotsUnreachable
+from gdelt_forecast.articles.safety import (
+    PinnedClient,
+    Refused,
+    Target,
+    TooLarge,
+    TooSlow,
+    Undecodable,
+    Unresolvable,
+    read_capped,
+    release,
+    resolve_and_check,
+    split_url,
+)
+from gdelt_forecast.articles.warc import RunWarcs, response_records
+from gdelt_forecast.config import ArticlesConfig, Config
+from gdelt_forecast.progress import progress
+from gdelt_forecast.summary import StageSummary
+
+log = logging.getLogger(__name__)
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_RETRY = "retry"  # an attempt that may be retried; settled as "retryable" once retries run out
+
+
+@dataclass
+class FetchSummary(StageSummary):
+    urls: int = 0
+    skipped: int = 0  # already settled in the ledger
+    fetched: int = 0
+    not_found: int = 0
+    refused: int = 0
+    robots: int = 0
+    too_large: int = 0
+    not_html: int = 0
+    failed: int = 0
+    retryable: int = 0
+    recovered: int = 0  # pages of interrupted runs added to the ledger from their WARC files
+    requests: int = 0  # page requests: redirect hops and retries included
+    robots_fetches: int = 0
+    bytes: int = 0  # body bytes stored
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        counts = ", ".join(f"{getattr(self, s)} {s.replace('_', ' ')}" for s in STATUSES)
+        return (
+            f"fetch: {self.urls} URLs, {self.skipped} already done; {counts}; "
+            f"{self.requests} requests, {self.bytes / 1e6:.1f} MB stored ({self.seconds:.1f} s)"
+        )
+
+
+# --- one URL ----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Outcome:
+    url: str
+    status: str = "failed"
+    final_url: str | None = None
+    http_status: int | None = None
+    error: str | None = None
+    content_type: str | None = None
+    wait: float | None = None  # for a retry: the server's Retry-After, in seconds
+    requests: int = 0
+    attempts: int = 1
+    fetched_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    body: bytes = b""
+    sha256: str | None = None
+    warc: bytes = b""  # the gzip members of the response and request records
+
+    def end(self, status: str, error: str | None = None, wait: float | None = None) -> _Outcome:
+        self.status, self.error, self.wait = status, error, wait
+        self.fetched_at = datetime.now(UTC)
+        return self
+
+
+def retry_after(value: str | None) -> float | None:
+    """Seconds a Retry-After header asks for (delay-seconds or an HTTP date), or None."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+
+
+def _warc_records(
+    out: _Outcome, target: Target, resp: urllib3.BaseHTTPResponse, request_headers: dict
+) -> bytes:
+    """The response and request records of a fetched page; built in the worker thread."""
+    return response_records(
+        target.url,
+        out.body,
+        status=f"{resp.status} {resp.reason or ''}".strip(),
+        headers=resp.headers.items(),
+        protocol="HTTP/1.0" if resp.version == 10 else "HTTP/1.1",
+        source_url=out.url,
+        fetched_at=out.fetched_at,
+        request=(
+            f"GET {target.path} HTTP/1.1",
+            [("Host", target.host_header), *request_headers.items()],
+        ),
+    )
+
+
+class _Fetcher:
+    """Fetches URLs on a thread pool under the global, per-host and delay limits."""
+
+    def __init__(self, cfg: ArticlesConfig):
+        self.cfg = cfg
+        self.client = PinnedClient(
+            cfg.user_agent,
+            (cfg.connect_timeout_s, cfg.read_timeout_s),
+            pools=max(16, 2 * cfg.concurrency),
+            per_pool=cfg.concurrency,
+        )
+        self.robots = Robots(self.client, cfg.user_agent, cfg.allow_hosts) if cfg.robots else None
+        self.finished: queue.Queue[tuple[str, int, _Outcome]] = queue.Queue()
+        self.in_flight = 0
+        self.requests = 0
+
+    # -- in a worker thread --
+
+    def _work(self, host: str, url: str, attempt: int) -> None:
+        try:
+            outcome = self._attempt(url)
+        except Exception as exc:  # a bug must neither hang the run nor lose the URL
+            log.exception("fetching %s", url)
+            outcome = _Outcome(url).end("failed", f"internal error: {_one_line(exc)}")
+        self.finished.put((host, attempt, outcome))
+
+    def _attempt(self, url: str) -> _Outcome:
+        """One try at ``url``, following redirects; every hop is checked like the first."""
+        out = _Outcome(url)
+        current = url
+        for _ in range(self.cfg.max_redirects + 1):
+            out.final_url = current
+            try:
+                target = resolve_and_check(current, self.cfg.allow_hosts)
+            except Refused as exc:
+                return out.end("refused", str(exc))
+            except Unresolvable as exc:
+                return out.end(_RETRY if exc.temporary else "failed", str(exc))
+            try:
+                if self.robots and not self.robots.allows(target):
+                    return out.end("robots", f"robots.txt disallows {current}")
+            except RobotsUnreachable as exc:
+                return out.end(_RETRY, str(exc))
+            out.requests += 1
+            deadline = time.monotonic() + self.cfg.page_timeout_s
+            try:
+                resp = self.client.get(target)
+            except urllib3.exceptions.SSLError as exc:
+                return out.end("failed", _one_line(exc))
+            except (urllib3.exceptions.HTTPError, OSError) as exc:
+                return out.end(_RETRY, _one_line(exc))
+            location = resp.headers.get("Location")
+            if resp.status in REDIRECTS and location:
+                release(resp, read_all=False)
+                current = urljoin(current, location)
+                continue
+            return self._answer(out, target, resp, deadline)
+        return out.end("failed", f"more than {self.cfg.max_redirects} redirects")
+
+    def _answer(
+        self, out: _Outcome, target: Target, resp: urllib3.BaseHTTPResponse, deadline: float
+    ) -> _Outcome:
+        """Classify the final response and read an HTML body within the size cap."""
+        status = out.http_status = resp.status
+        out.content_type = resp.headers.get("Content-Type")
+        mime = (out.content_type or "").split(";")[0].strip().lower()
+        length = resp.headers.get("Content-Length", "")
+        read_all = False
+        try:
+            if status in (404, 410):
+                return out.end("not_found", f"HTTP {status}")
+            if status == 429 or status >= 500:
+                return out.end(
+                    _RETRY, f"HTTP {status}", retry_after(resp.headers.get("Retry-After"))
+                )
+            if not 200 <= status < 300:
+                return out.end("failed", f"HTTP {status}")
+            if mime not in HTML_TYPES:
+                return out.end("not_html", f"Content-Type {mime or '(none)'}")
+            encoded = resp.headers.get("Content-Encoding", "identity").lower() != "identity"
+            if not encoded and length.isdigit() and int(length) > self.cfg.max_bytes:
+                return out.end("too_large", f"Content-Length {int(length):,} over max_bytes")
+            out.body = read_capped(resp, self.cfg.max_bytes, deadline=deadline)
+            read_all = True
+        except TooLarge as exc:
+            return out.end("too_large", str(exc))
+        except Undecodable as exc:
+            return out.end("failed", str(exc))
+        except TooSlow as exc:
+            return out.end(_RETRY, str(exc))
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            return out.end(_RETRY, _one_line(exc))
+        finally:
+            release(resp, read_all)
+        # Hashing and compressing here, in the worker, keeps them off the scheduling thread.
+        out.end("fetched")
+        out.sha256 = hashlib.sha256(out.body).hexdigest()
+        out.warc = _warc_records(out, target, resp, self.client.request_headers)
+        return out
+
+    # -- in the calling thread --
+
+    def run(self, urls: list[str]) -> Iterator[_Outcome]:
+        """Yield every URL's settled outcome, in the order they settle."""
+        schedule = _Schedule(self.cfg.per_host, self.cfg.per_host_delay_s)
+        for url in urls:
+            try:
+                schedule.add(split_url(url)[1], url)
+            except Refused as exc:
+                yield _Outcome(url, final_url=url).end("refused", str(exc))
+        with ThreadPoolExecutor(self.cfg.concurrency, thread_name_prefix="article") as pool:
+            while schedule.pending or self.in_flight:
+                wait = self._dispatch(pool, schedule)
+                try:
+                    host, attempt, outcome = self.finished.get(timeout=wait)
+                except queue.Empty:
+                    continue
+                self.in_flight -= 1
+                if self._settle(schedule, host, attempt, outcome):
+                    yield outcome
+
+    def _dispatch(self, pool: ThreadPoolExecutor, schedule: _Schedule) -> float:
+        """Start every URL the limits allow now; return how long to wait for a result."""
+        while self.in_flight < self.cfg.concurrency:
+            ready = schedule.pop(time.monotonic())
+            if isinstance(ready, float):
+                # Poll at least every second: cheap, and no wait can then be lost.
+                return min(ready, 1.0)
+            host, url, tries = ready
+            pool.submit(self._work, host, url, tries + 1)
+            self.in_flight += 1
+        return 1.0
+
+    def _settle(self, schedule: _Schedule, host: str, attempt: int, out: _Outcome) -> bool:
+        """Free the host's slot; requeue a retry (True when ``out`` is settled)."""
+        now = time.monotonic()
+        self.requests += out.requests
+        out.attempts = attempt
+        if out.status == _RETRY:
+            wait = out.wait if out.wait is not None else self.cfg.backoff_s * 2 ** (attempt - 1)
+            if attempt <= self.cfg.retries and wait <= self.cfg.max_retry_after_s:
+                log.debug("%s: %s; retry %d in %.1f s", out.url, out.error, attempt, wait)
+                schedule.retry(host, out.url, attempt, now + wait)
+                schedule.release(host, now)
+                return False
+            out.status = "retryable"
+            if wait > self.cfg.max_retry_after_s:
+                out.error = f"{out.error}; Retry-After {wait:.0f} s over max_retry_after_s"
+        schedule.release(host, now)
+        return True
+
+    def leftovers(self) -> list[_Outcome]:
+        """Outcomes that arrived after the run was interrupted; retries become retryable."""
+        found = []
+        while not self.finished.empty():
+            _, attempt, out = self.finished.get_nowait()
+            self.requests += out.requests
+            out.attempts = attempt
+            if out.status == _RETRY:
+                out.status = "retryable"
+            found.append(out)
+        return found
+
+    def close(self) -> None:
+        self.client.close()
+
+
+@dataclass
+class _Host:
+    free_at: list[float]  # heap: when each idle slot may start its next request
+    queue: deque[tuple[str, int]] = field(default_factory=deque)  # (url, attempts so far)
+    not_before: float = 0.0  # the host asked us to back off until then
+    listed: bool = False  # in _Schedule._ready
+
+    def ready_at(self) -> float:
+        return max(self.free_at[0], self.not_before)
+
+
+class _Schedule:
+    """Which URL may start next. A host has ``per_host`` slots; a slot starts again only
+    ``delay`` seconds after its request ended, and a host that answered with an error or
+    429 / 5xx is paused for the retry's wait. Ready hosts sit in a heap by the time they
+    become ready, so picking one costs O(log hosts)."""
+
+    def __init__(self, per_host: int, delay: float):
+        self._per_host, self._delay = per_host, delay
+        self._hosts: dict[str, _Host] = {}
+        self._ready: list[tuple[float, int, str]] = []
+        self._order = itertools.count()
+        self.pending = 0
+
+    def add(self, host: str, url: str, tries: int = 0) -> None:
+        state = self._hosts.setdefault(host, _Host(free_at=[0.0] * self._per_host))
+        state.queue.append((url, tries))
+        self.pending += 1
+        self._list(host, state)
+
+    def retry(self, host: str, url: str, tries: int, not_before: float) -> None:
+        state = self._hosts[host]
+        state.queue.appendleft((url, tries))
+        state.not_before = max(state.not_before, not_before)
+        self.pending += 1
+
+    def release(self, host: str, now: float) -> None:
+        state = self._hosts[host]
+        heapq.heappush(state.free_at, now + self._delay)
+        self._list(host, state)
+
+    def pop(self, now: float) -> tuple[str, str, int] | float:
+        """(host, url, attempts so far) of a URL that may start now, else seconds until one
+        may (inf when every slot with work is busy)."""
+        while self._ready:
+            at, _, host = self._ready[0]
+            state = self._hosts[host]
+            if state.ready_at() > at:  # paused since it was listed
+                heapq.heapreplace(self._ready, (state.ready_at(), next(self._order), host))
+                continue
+            if at > now:
+                return at - now
+            heapq.heappop(self._ready)
+            state.listed = False
+            heapq.heappop(state.free_at)
+            url, tries = state.queue.popleft()
+            self.pending -= 1
+            self._list(host, state)
+            return host, url, tries
+        return math.inf
+
+    def _list(self, host: str, state: _Host) -> None:
+        if state.queue and state.free_at and not state.listed:
+            heapq.heappush(self._ready, (state.ready_at(), next(self._order), host))
+            state.listed = True
+
+
+# --- storage ----------------------------------------------------------------------------------
+
+
+class _Store:
+    """Stores a run's outcomes: a fetched page's records go to the run's WARC files, then
+    every outcome's row to its journal (the order the resume rule relies on)."""
+
+    def __init__(self, warcs: RunWarcs, journal: Journal):
+        self.warcs, self.journal = warcs, journal
+
+    def add(self, out: _Outcome) -> None:
+        row = {
+            "url": out.url,
+            "final_url": out.final_url,
+            "status": out.status,
+            "http_status": out.http_status,
+            "error": out.error,
+            "content_type": out.content_type,
+            "bytes": None,
+            "sha256": None,
+            "fetched_at": out.fetched_at,
+            "attempts": out.attempts,
+            "warc_file": None,
+            "warc_offset": None,
+        }
+        if out.status == "fetched":
+            warc_file, offset = self.warcs.append(out.warc)
+            row |= {
+                "bytes": len(out.body),
+                "sha256": out.sha256,
+                "warc_file": warc_file,
+                "warc_offset": offset,
+            }
+        self.journal.add(row)
+
+    def close(self) -> None:
+        self.warcs.close()
+
+
+def _tally(summary: FetchSummary, out: _Outcome) -> None:
+    setattr(summary, out.status, getattr(summary, out.status) + 1)
+    summary.bytes += len(out.body) if out.status == "fetched" else 0
+
+
+def fetch_urls(cfg: Config, urls: Iterable[str]) -> FetchSummary:
+    """Fetch each distinct URL that the ledger does not hold or holds as retryable; store the
+    HTML pages in WARC files and every outcome in the ledger (see ``warc`` and ``ledger``)."""
+    t0 = time.monotonic()
+    journal_dir(cfg.data_root).mkdir(parents=True, exist_ok=True)
+    summary = FetchSummary(recovered=settle_finished_runs(cfg.data_root))
+    settled = settled_urls(cfg.data_root)
+    wanted = list(dict.fromkeys(urls))
+    todo = [url for url in wanted if url not in settled]
+    summary.urls, summary.skipped = len(wanted), len(wanted) - len(todo)
+    run = f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+    fetcher = _Fetcher(cfg.articles)
+    try:
+        with Journal(cfg.data_root, run) as journal:
+            warcs = RunWarcs(cfg.data_root, run, cfg.articles.user_agent, cfg.articles.robots)
+            store = _Store(warcs, journal)
+            outcomes = fetcher.run(todo)
+            try:
+                for out in progress(outcomes, len(todo), "fetch"):
+                    store.add(out)
+                    _tally(summary, out)
+            finally:
+                outcomes.close()  # an interruption waits here for the requests in flight
+                try:
+                    for out in fetcher.leftovers():
+                        store.add(out)
+                        _tally(summary, out)
+                finally:
+                    store.close()
+                    fetcher.close()
+    finally:
+        settle_finished_runs(cfg.data_root)
+    summary.requests = fetcher.requests
+    summary.robots_fetches = fetcher.robots.fetches if fetcher.robots else 0
+    summary.seconds = time.monotonic() - t0
+    log.info(summary.line())
+    return summary

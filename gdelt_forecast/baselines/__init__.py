@@ -1,0 +1,170 @@
+"""Reference scores of a release's test set: forecasts that use nothing but the agent
+environment (:mod:`gdelt_forecast.environment`), so no baseline sees a row on or after its
+query's date, scored by MIRAI's metrics (:mod:`gdelt_forecast.testset.evaluate`).
+
+- ``history``: the second-level relations between the query's subject and object in the
+  ``baseline.window_days`` days up to its last visible day (its ``cutoff`` column);
+- ``frequency``: the ``baseline.frequency_top`` most frequent relations of all events
+  before the cutoff, whoever took part;
+- ``llm``: MIRAI's Direct IO agent, the model's answer to the query alone (no tools, no
+  data), with the prompts of MIRAI's appendix K (``prompts/mirai-direct-v1``), through the
+  LLM client of the timelines (cache, retries, ``llm_calls.parquet`` under
+  ``<data_root>/baselines/<release>/``). Releases carry the other two only: this one needs
+  a server and a model, and says more about the model than about the test set.
+
+A query of horizon h on day t sees the days up to t - h (its ``cutoff``): its environment
+opens with the cutoff the day after, one environment per distinct cutoff.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from gdelt_forecast.config import Config
+from gdelt_forecast.environment import CAMEOCode, Date, DateRange, Environment, ISOCode
+from gdelt_forecast.summary import StageSummary
+from gdelt_forecast.testset import evaluate
+
+METHODS = ("history", "frequency")  # the ones every release runs
+ALL_METHODS = (*METHODS, "llm")
+PROMPTS = Path(__file__).parent / "prompts" / "mirai-direct-v1"
+# Any JSON object: the answer is MIRAI's dict of first-level -> second-level codes, which
+# the scorer reads and checks (invalid codes are counted, not trusted).
+ANSWER_SCHEMA = {"type": "object"}
+SPLITS = {"test": "testset/queries.parquet", "subset": "testset/subset.parquet"}
+
+
+def _by_first_level(codes: list[str]) -> dict[str, list[str]]:
+    """A prediction in the answers' shape: first-level code -> its second-level codes."""
+    prediction: dict[str, list[str]] = {}
+    for code in sorted(codes):
+        prediction.setdefault(code[:2], []).append(code)
+    return prediction
+
+
+def history(env: Environment, cfg: Config, subject: str, obj: str, last: date) -> dict:
+    first = last - timedelta(days=cfg.baseline.window_days - 1)
+    seen = env.get_relation_distribution(
+        DateRange(Date(first.isoformat()), Date(last.isoformat())), [ISOCode(subject)],
+        [ISOCode(obj)],
+    )  # fmt: skip
+    return _by_first_level([code.code for code in seen])
+
+
+def frequency(env: Environment, cfg: Config, subject: str, obj: str, last: date) -> dict:
+    return _top_relations(env, cfg.baseline.frequency_top)
+
+
+@functools.lru_cache(maxsize=8)  # one answer per environment: the same for every pair
+def _top_relations(env: Environment, top: int) -> dict:
+    codes: list[CAMEOCode] = list(env.get_relation_distribution())[:top]
+    return _by_first_level([code.code for code in codes])
+
+
+PREDICT = {"history": history, "frequency": frequency}
+
+
+@dataclass
+class Summary(StageSummary):
+    release: str
+    method: str
+    split: str
+    queries: int
+    scores: dict = field(repr=False)
+    seconds: float = 0.0
+    llm: dict | None = None  # the llm method's call counts and tokens
+
+    def line(self) -> str:
+        first, second = self.scores["first_level"], self.scores["second_level"]
+        calls = f"; {self.llm['calls']} llm calls, {self.llm['failed']} failed" if self.llm else ""
+        return (
+            f"baseline {self.method} on {self.split} ({self.queries} queries): 1st-level "
+            f"P/R/F1 {first['precision']:.1f}/{first['recall']:.1f}/{first['f1']:.1f}, "
+            f"2nd-level {second['precision']:.1f}/{second['recall']:.1f}/{second['f1']:.1f}, "
+            f"KL(quad) {self.scores['quad']['kl']:.2f}{calls} ({self.seconds:.1f} s)"
+        )
+
+
+def run_baseline(cfg: Config, folder: Path, method: str, split: str = "test") -> Summary:
+    """Forecast every query of ``split`` with ``method`` and score the forecasts."""
+    if method == "llm":
+        t0 = time.monotonic()
+        path = folder / SPLITS[split]
+        predictions, llm = _llm(folder, path, cfg)
+        scores = evaluate.score(evaluate.load_queries(path), predictions)
+        return Summary(folder.name, method, split, len(predictions), scores,
+                       time.monotonic() - t0, llm)  # fmt: skip
+    return run_baselines(cfg, folder, [method], [split])[method, split]
+
+
+def run_baselines(
+    cfg: Config, folder: Path, methods: Sequence[str], splits: Sequence[str]
+) -> dict[tuple[str, str], Summary]:
+    """Every non-LLM ``method`` on every ``split``, opening one environment per distinct
+    cutoff for all of them (the subset's queries are the test set's)."""
+    t0 = time.monotonic()
+    rows = {split: pq.read_table(folder / SPLITS[split], columns=["query_id", "subject",
+                                 "object", "cutoff"]).to_pylist() for split in splits}  # fmt: skip
+    queries = {r["query_id"]: r for split_rows in rows.values() for r in split_rows}
+    predictions: dict[str, dict[str, dict]] = {m: {} for m in methods}
+    for cutoff in sorted({r["cutoff"] for r in queries.values()}):
+        # No fuzzy look-ups here, so no embedding model: a release being written has no
+        # manifest yet to name one.
+        with Environment(folder, cutoff + timedelta(days=1), embed=None) as env:
+            for r in (r for r in queries.values() if r["cutoff"] == cutoff):
+                for method in methods:
+                    predictions[method][r["query_id"]] = PREDICT[method](
+                        env, cfg, r["subject"], r["object"], cutoff)  # fmt: skip
+    seconds = time.monotonic() - t0
+    out = {}
+    for split in splits:
+        loaded = evaluate.load_queries(folder / SPLITS[split])
+        for method in methods:
+            scores = evaluate.score(loaded, predictions[method])
+            out[method, split] = Summary(folder.name, method, split, len(rows[split]), scores,
+                                         seconds)  # fmt: skip
+    return out
+
+
+def _read_answer(text: str) -> dict:
+    """A prediction from an answer that is not plain JSON ("Final Answer: {...}")."""
+    prediction = evaluate.parse_prediction(text)
+    if prediction is None:
+        raise ValueError("no prediction dict in the answer")
+    return prediction
+
+
+def _llm(folder: Path, path: Path, cfg: Config) -> tuple[dict[str, object], dict]:
+    """MIRAI's Direct IO: one chat per query, the answer dict as the prediction (a failed
+    call predicts nothing, as an unparseable answer scores in MIRAI)."""
+    from gdelt_forecast.llm.batch import run, summarize
+    from gdelt_forecast.llm.calls import write_calls
+    from gdelt_forecast.llm.request import Request
+
+    system = (PROMPTS / "system.txt").read_text(encoding="utf-8").strip().format()
+    query = (PROMPTS / "query.txt").read_text(encoding="utf-8").strip()
+    columns = ["query_id", "date", "subject", "subject_name", "object", "object_name",
+               "date_nlp", "cutoff_nlp"]  # fmt: skip
+    requests = [
+        Request(r["query_id"], "direct", [
+            {"role": "system", "content": system},
+            {"role": "user", "content": query.format(
+                actor1_name=r["subject_name"], actor2_name=r["object_name"],
+                future_date_nlp=r["date_nlp"], current_date_nlp=r["cutoff_nlp"],
+                future_date=r["date"].isoformat(), actor1_code=r["subject"],
+                actor2_code=r["object"])},
+        ], ANSWER_SCHEMA, "forecast", _read_answer)
+        for r in pq.read_table(path, columns=columns).to_pylist()
+    ]  # fmt: skip
+    t0 = time.monotonic()
+    results = run(cfg, requests)
+    write_calls(cfg.data_root / "baselines" / folder.name / "llm_calls.parquet", results)
+    predictions = {r.key: r.answer or {} for r in results}
+    return predictions, summarize(results, time.monotonic() - t0).to_dict()

@@ -1,0 +1,475 @@
+"""Typed configuration: models with defaults and help text, YAML files, ``--set`` overrides.
+
+The field descriptions are the configuration reference; ``configs/default.yaml`` spells the
+same defaults out (a test keeps the two equal).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+REPO_DEFAULT = Path(__file__).resolve().parents[1] / "configs" / "default.yaml"
+CONFIG_ENV = "GDELT_FORECAST_CONFIG"
+DATA_ROOT_ENV = "GDELT_FORECAST_DATA_ROOT"
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")  # a scheme, as in s3://, gs://, file://
+_S3 = re.compile(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^/]+)*/?")  # S3's bucket names
+
+Table = Literal["export", "mentions"]
+
+
+class ConfigError(ValueError):
+    """A config file, key or value that cannot be used; the message is one line."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class GdeltConfig(_Section):
+    base_url: str = Field(
+        "http://data.gdeltproject.org/gdeltv2",
+        description="GDELT 2.0 root holding masterfilelist.txt and the slot zips; "
+        "http(s):// or file:// (a local mirror).",
+    )
+    tables: list[Table] = Field(
+        ["export", "mentions"], description="Tables ingested when --tables is not given."
+    )
+    translation: bool = Field(
+        False,
+        description="Also ingest the translingual stream (masterfilelist-translation.txt); "
+        "its files are stored with a '.translation' suffix on the slot.",
+    )
+
+
+class DownloadConfig(_Section):
+    parallelism: int = Field(8, ge=1, le=64, description="Concurrent downloads.")
+    connect_timeout_s: float = Field(10.0, gt=0, description="TCP connect timeout.")
+    read_timeout_s: float = Field(60.0, gt=0, description="Timeout between received bytes.")
+    retries: int = Field(
+        4, ge=0, description="Retries on connection errors and HTTP 5xx, with backoff."
+    )
+    backoff_s: float = Field(
+        1.0, ge=0, description="Backoff factor: waits of backoff_s * 2**(n-1) seconds."
+    )
+    verify_attempts: int = Field(
+        3,
+        ge=1,
+        description="Downloads of a file before giving up: a size or md5 mismatch ends as "
+        "corrupt (quarantined), a broken transfer as failed.",
+    )
+
+    @property
+    def timeout(self) -> tuple[float, float]:
+        """The (connect, read) pair requests takes."""
+        return self.connect_timeout_s, self.read_timeout_s
+
+
+class IngestConfig(_Section):
+    workers: int = Field(
+        2, ge=1, le=64, description="Slot files parsed and written to Parquet at once."
+    )
+    compression: Literal["zstd", "snappy", "gzip", "none"] = Field(
+        "zstd", description="Parquet compression of bronze files."
+    )
+
+
+class EventsConfig(_Section):
+    same_day: bool = Field(
+        True, description="Keep a record only if its SQLDATE is its DATEADDED (publish) day."
+    )
+    earliest_url_date: bool = Field(
+        True, description="A SOURCEURL keeps only its earliest date (within url_lookback_days)."
+    )
+    url_lookback_days: int = Field(
+        31, ge=1, description="How many earlier days earliest_url_date looks back over."
+    )
+    international_only: bool = Field(True, description="Drop events whose subject is its object.")
+    mentions_metric: Literal["distinct_sources", "sum_num_mentions"] = Field(
+        "distinct_sources",
+        description="Daily mentions of a quad: distinct MentionSourceName on its day (MIRAI "
+        "paper) or the sum of its records' NumMentions (MIRAI release code).",
+    )
+    min_daily_mentions: int = Field(
+        50, ge=0, description="Database threshold on a quad's daily mentions."
+    )
+    top_reasons: int = Field(10, ge=1, description="Reasons kept per funnel row.")
+
+
+class ArticlesConfig(_Section):
+    user_agent: str = Field(
+        "gdelt-forecast/0.1 (research crawler for a forecasting benchmark; honours robots.txt)",
+        description="User-Agent of every article request; it names the project.",
+    )
+    concurrency: int = Field(32, ge=1, le=512, description="Requests in flight at once.")
+    per_host: int = Field(2, ge=1, le=32, description="Requests in flight per host.")
+    per_host_delay_s: float = Field(
+        1.0, ge=0, description="Pause between two requests to the same host."
+    )
+    connect_timeout_s: float = Field(10.0, gt=0, description="TCP connect timeout.")
+    read_timeout_s: float = Field(30.0, gt=0, description="Timeout between received bytes.")
+    page_timeout_s: float = Field(
+        120.0,
+        gt=0,
+        description="Cap on one response from request to last byte (a server "
+        "trickling bytes would otherwise hold a slot for hours).",
+    )
+    max_redirects: int = Field(5, ge=0, le=20, description="Redirects followed per URL.")
+    max_bytes: int = Field(
+        5_000_000, ge=1024, description="Cap on a page body after decompression, in bytes."
+    )
+    retries: int = Field(
+        3, ge=0, description="Retries on connection errors, 429 and 5xx, with backoff."
+    )
+    backoff_s: float = Field(2.0, ge=0, description="Backoff factor between retries.")
+    max_retry_after_s: float = Field(
+        300.0, ge=0, description="Longest Retry-After honoured; longer ones end as retryable."
+    )
+    robots: bool = Field(True, description="Honour robots.txt.")
+    allow_hosts: list[str] = Field(
+        [],
+        description="Hosts fetched even though they resolve to loopback or private addresses "
+        "(for tests and local mirrors, e.g. 127.0.0.1).",
+    )
+    archives: list[Path] = Field(
+        [],
+        description="WARC files to take pages from instead of the live web: when set, "
+        "`articles fetch` fetches nothing and `articles process` reads these.",
+    )
+    extract_timeout_s: float = Field(
+        30.0, gt=0, description="Time limit for extracting one document."
+    )
+    workers: int = Field(
+        2, ge=1, le=64, description="Pages extracted and cleaned at once (one process each)."
+    )
+    language: str = Field("en", description="Language kept (langdetect code).")
+    preset: Literal["mirai", "obelics"] = Field(
+        "mirai", description="OBELICS filter thresholds: MIRAI's or the OBELICS web config."
+    )
+
+
+class TestsetConfig(_Section):
+    min_daily_mentions: int = Field(
+        100, ge=0, description="Daily mentions a quad needs to enter the strict collection."
+    )
+    min_documents: int = Field(
+        5, ge=0, description="Kept documents a quad needs to enter the strict collection."
+    )
+    answer_source: Literal["strict", "database"] = Field(
+        "strict",
+        description="Where answers come from: the strict collection (the paper) or every "
+        "database quad of the month (the MIRAI release code).",
+    )
+    horizons: list[Annotated[int, Field(ge=1)]] = Field(
+        [1], min_length=1, description="Forecasting horizons in days: cutoff = date - horizon."
+    )
+    subset_size: int = Field(100, ge=1, description="Queries in the balanced subset.")
+    seed: int = Field(0, description="Seed of the balanced subset's draw.")
+    attempts: int = Field(
+        50, ge=1, description="Candidates drawn per subset pick; the most balancing one wins."
+    )
+
+
+class ReleaseConfig(_Section):
+    name: str = Field("gdelt-forecast", description="Dataset name in the manifest and card.")
+    history_start: date | None = Field(
+        None,
+        description="First day of the released database; empty means the 1st of January of "
+        "the test month's year (MIRAI's default).",
+    )
+    license: str = Field(
+        "cc-by-nc-4.0",
+        description="License of the release (SPDX id, lower case, as Hugging Face cards write it).",
+    )
+    embedding_url: str | None = Field(
+        None,
+        description="OpenAI-compatible API root (e.g. http://127.0.0.1:8000/v1) whose "
+        "/embeddings endpoint embeds mirai/info's names; empty means the local model.",
+    )
+    embedding_model: str = Field(
+        "text-embedding-3-small",
+        description="Model asked of embedding_url (MIRAI used text-embedding-3-small).",
+    )
+    embedding_api_key_env: str = Field(
+        "OPENAI_API_KEY", description="Environment variable holding embedding_url's API key."
+    )
+    top_pairs: int = Field(20, ge=1, description="Country pairs listed in stats and plots.")
+    tkg_valid_days: int = Field(
+        30,
+        ge=0,
+        description="tkg/: quads of this many days before the test month are `valid`, "
+        "earlier ones `train`, the month's own `test`.",
+    )
+    memory_limit: str = Field(
+        "1GB",
+        pattern=r"^\d+(\.\d+)?\s*[KMGT]i?B$",
+        description="DuckDB memory limit while releasing: tables stream to Parquet and sorts "
+        "spill, so more memory buys little time (the release keeps under 2 GiB).",
+    )
+
+
+class LlmConfig(_Section):
+    base_url: str = Field(
+        "http://127.0.0.1:8000/v1",
+        description="OpenAI-compatible API root (vLLM's `vllm serve` answers at /v1).",
+    )
+    model: str = Field(
+        "meta-llama/Llama-3.1-8B-Instruct", description="Model name the server serves."
+    )
+    api_key_env: str = Field(
+        "GDELT_FORECAST_LLM_API_KEY",
+        description="Environment variable holding the API key (vLLM without --api-key "
+        "accepts any); the key itself never lives in a config file.",
+    )
+    max_concurrency: int = Field(
+        16, ge=1, le=1024, description="Requests in flight at once (the server batches them)."
+    )
+    timeout_s: float = Field(120.0, gt=0, description="Time limit of one request.")
+    max_retries: int = Field(
+        4, ge=0, description="Retries of a request on connection errors, timeouts, 429 and 5xx."
+    )
+    backoff_s: float = Field(1.0, ge=0, description="Backoff factor between retries.")
+    invalid_retries: int = Field(
+        1,
+        ge=0,
+        description="Requests again when an answer fails its JSON schema, before falling back "
+        "to the paper's numbered-list format.",
+    )
+    temperature: float = Field(0.0, ge=0, description="Sampling temperature (0: greedy).")
+    max_tokens: int = Field(1024, ge=1, description="Most tokens of one answer.")
+    seed: int | None = Field(
+        None,
+        description="Sampling seed sent with every request (vLLM seeds each request with "
+        "it), so that a sampled answer can be drawn again; null: the server's own.",
+    )
+
+
+class TimelinesConfig(_Section):
+    method: Literal["extractive", "llm"] = Field(
+        "extractive",
+        description="How atomic events are written: `extractive` takes the documents' "
+        "dated lead sentences and titles (no model); `llm` asks the `llm` server "
+        "(OpenForecast's extraction-then-complement).",
+    )
+    history_days: int = Field(
+        30, ge=0, description="Days before the month whose documents may open a complex event."
+    )
+    max_gap_days: int = Field(
+        7, ge=0, description="Most days between a document and the story it joins."
+    )
+    min_similarity: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description="TF-IDF cosine similarity of title and lead a document needs with one "
+        "of a story's documents to join it.",
+    )
+    min_documents: int = Field(2, ge=1, description="Documents a complex event needs.")
+    max_documents: int = Field(
+        20,
+        ge=1,
+        description="Documents a complex event keeps at most: the latest, the story as it "
+        "reaches the month.",
+    )
+    lead_chars: int = Field(
+        600, ge=50, description="Characters of a document's text that count as its lead."
+    )
+    article_chars: int = Field(
+        6000,
+        ge=100,
+        description="Characters of a document's text the `llm` method shows the model (keep "
+        "prompts within the server's context length).",
+    )
+
+
+class TasksConfig(_Section):
+    seed: int = Field(0, description="Seed of the cut dates, target events and candidates.")
+    cuts_per_timeline: int = Field(
+        1,
+        ge=1,
+        description="Cut dates drawn per timeline (OpenForecast draws one); each cut gives "
+        "one record of every task.",
+    )
+    min_background: int = Field(
+        1, ge=1, description="Atomic events a cut needs in the background (dated on or before it)."
+    )
+    min_targets: int = Field(
+        1, ge=1, description="Atomic events a cut needs among the targets (dated after it)."
+    )
+    test_from: date | None = Field(
+        None,
+        description="Records whose cut date is on or after this day are `test` (null: the "
+        "month's first day).",
+    )
+    dev_days: int = Field(
+        7,
+        ge=0,
+        description="Records whose cut date falls in the days just before `test_from` are "
+        "`dev`; earlier ones are `train`.",
+    )
+
+
+class BaselineConfig(_Section):
+    window_days: int = Field(
+        30,
+        ge=1,
+        description="The history baseline predicts the relations between a query's subject "
+        "and object in this many days up to its last visible day.",
+    )
+    frequency_top: int = Field(
+        3,
+        ge=1,
+        description="The frequency baseline predicts this many of the most frequent "
+        "relations before a query's cutoff.",
+    )
+
+
+class DuckdbConfig(_Section):
+    memory_limit: str = Field("3GB", description="DuckDB memory limit; it spills to disk past it.")
+    threads: int | None = Field(None, ge=1, description="DuckDB threads (default: all cores).")
+
+
+class StorageConfig(_Section):
+    endpoint_url: str | None = Field(
+        None,
+        description="S3 endpoint of an s3:// data root (MinIO, moto, ...); null: "
+        "$AWS_ENDPOINT_URL, else AWS. Credentials come from the standard AWS variables "
+        "(AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) or files, never from a config file.",
+    )
+    region: str | None = Field(None, description="S3 region; null: $AWS_DEFAULT_REGION.")
+    local_dir: Path = Field(
+        Path("~/.cache/gdelt-forecast"),
+        description="Local folder of an s3:// data root's working copy: the files a stage "
+        "reads are pulled here, the ones it writes pushed from here, and warehouse.duckdb "
+        "is built here (it never leaves the machine).",
+    )
+    lock_ttl_s: float = Field(
+        600.0,
+        gt=0,
+        description="A lock in the bucket (locks/*.lock) expires this long after its "
+        "holder last renewed it (every third of it), so a crashed holder blocks no one for "
+        "longer.",
+    )
+
+
+class Config(_Section):
+    data_root: Path | str = Field(
+        Path("data"),
+        description="Root of the data layout (DESIGN.md): a local folder, or s3://bucket/prefix "
+        "(see `storage`). Other URLs are refused.",
+    )
+
+    @field_validator("data_root", mode="before")
+    @classmethod
+    def _folder_or_bucket(cls, value: Any) -> Any:
+        # Path("gs://b/p") is the relative folder "gs:/b/p": without this check a stage
+        # would write there, in the working directory, and a later one fail far from the cause.
+        if isinstance(value, str) and _URL.match(value):
+            if not _S3.fullmatch(value):
+                raise ValueError(
+                    f"{value!r} is not a local folder or s3://bucket[/prefix]: no stage can "
+                    "serve that URL"
+                )
+            return value.rstrip("/")
+        return Path(value)
+
+    @property
+    def remote(self) -> bool:
+        """Whether the data root is in a bucket; stages then run on a working copy
+        (:mod:`gdelt_forecast.objectstore`) and never see the URL."""
+        return isinstance(self.data_root, str)
+
+    gdelt: GdeltConfig = GdeltConfig()
+    download: DownloadConfig = DownloadConfig()
+    ingest: IngestConfig = IngestConfig()
+    events: EventsConfig = EventsConfig()
+    articles: ArticlesConfig = ArticlesConfig()
+    testset: TestsetConfig = TestsetConfig()
+    release: ReleaseConfig = ReleaseConfig()
+    llm: LlmConfig = LlmConfig()
+    timelines: TimelinesConfig = TimelinesConfig()
+    tasks: TasksConfig = TasksConfig()
+    baseline: BaselineConfig = BaselineConfig()
+    duckdb: DuckdbConfig = DuckdbConfig()
+    storage: StorageConfig = StorageConfig()
+
+
+def _set_dotted(tree: dict[str, Any], key: str, value: Any) -> None:
+    *parents, leaf = key.split(".")
+    node = tree
+    for part in parents:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ConfigError(f"config: '{key}': '{part}' is a value, not a section")
+        node = child
+    node[leaf] = value
+
+
+def _describe(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    if first["type"] == "extra_forbidden":
+        return f"config: unknown key '{where}'"
+    if first["type"] == "value_error":  # our own validators' messages name the value
+        return f"config: {where}: {first['ctx']['error']}"
+    return f"config: {where}: {first['msg']} (got {first.get('input')!r})"
+
+
+def load_config(
+    path: str | Path | None = None,
+    overrides: list[str] | tuple[str, ...] = (),
+    data_root: str | Path | None = None,
+) -> Config:
+    """Load ``path`` (else $GDELT_FORECAST_CONFIG, else configs/default.yaml, else the
+    built-in defaults), then $GDELT_FORECAST_DATA_ROOT, then ``section.key=value`` overrides
+    (values parsed as YAML), then ``data_root``. Raises ConfigError with a one-line message."""
+    chosen = path or os.environ.get(CONFIG_ENV) or (REPO_DEFAULT if REPO_DEFAULT.exists() else None)
+    tree: dict[str, Any] = {}
+    if chosen:
+        try:
+            loaded = yaml.safe_load(Path(chosen).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"config: cannot read {chosen}: {exc.strerror}") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(
+                f"config: {chosen} is not valid YAML: {exc}".splitlines()[0]
+            ) from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ConfigError(f"config: {chosen} must hold a mapping at the top level")
+        tree = loaded or {}
+    if os.environ.get(DATA_ROOT_ENV):
+        tree["data_root"] = os.environ[DATA_ROOT_ENV]
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"config: --set expects section.key=value, got {item!r}")
+        try:
+            value = yaml.safe_load(raw) if raw else ""
+        except yaml.YAMLError:
+            value = raw
+        _set_dotted(tree, key.strip(), value)
+    if data_root is not None:
+        tree["data_root"] = str(data_root)
+    try:
+        return Config.model_validate(tree)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc)) from None
+
+
+def from_dag_params(params: dict[str, Any]) -> Config:
+    """The config a DAG run asks for with its ``config``, ``set`` and ``data_root`` params.
+    A worker's working directory is nobody's choice, so a relative data root is refused."""
+    cfg = load_config(params.get("config"), params.get("set") or (), params.get("data_root"))
+    if not cfg.remote and not cfg.data_root.is_absolute():
+        raise ConfigError(
+            f"config: data_root {str(cfg.data_root)!r} is relative, and a DAG task's working "
+            f"directory is arbitrary: set ${DATA_ROOT_ENV} on the workers or the data_root "
+            "param to an absolute path"
+        )
+    return cfg

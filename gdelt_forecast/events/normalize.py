@@ -1,0 +1,186 @@
+"""The normalize stage: MIRAI's event cleaning over bronze, as counted rules.
+
+Each rule is a SQL file in ``gdelt_forecast/sql/normalize/`` that tags every record it
+would drop with a reason. The runner applies them in order to the survivors of the previous
+rule, records a funnel row per day and rule (rows in, rows out, top reasons), and writes per
+day ``silver/events/date=D/part-0.parquet`` and ``silver/funnel/date=D/part-0.parquet``. A
+day's output depends only on bronze of that day and its look-back window, so re-running any
+range that includes it gives the same files.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+
+from gdelt_forecast import duck
+from gdelt_forecast.config import Config
+from gdelt_forecast.errors import StageError
+from gdelt_forecast.gdelt.schema import MENTIONS
+from gdelt_forecast.reference import tables
+from gdelt_forecast.summary import StageSummary
+
+log = logging.getLogger(__name__)
+
+# (rule name, SQL file, whether the config switches it on); order is the funnel's order.
+RULES: list[tuple[str, str, str | None]] = [
+    ("same_day", "10_same_day.sql", "same_day"),
+    ("earliest_url_date", "20_earliest_url.sql", "earliest_url_date"),
+    ("countries", "30_countries.sql", None),
+    ("international_only", "40_international.sql", "international_only"),
+    ("relation", "50_relation.sql", None),
+    ("min_daily_mentions", "60_daily_mentions.sql", None),
+]
+
+
+class NormalizeError(StageError):
+    """The requested days cannot be normalized (their bronze is missing)."""
+
+
+@dataclass
+class Summary(StageSummary):
+    first_day: str
+    last_day: str
+    days: int = 0
+    records_in: int = 0
+    records_kept: int = 0
+    quads: int = 0
+    removed: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        removed = ", ".join(f"{rule} -{n:,}" for rule, n in self.removed.items())
+        return (
+            f"normalize {self.first_day}..{self.last_day}: {self.days} days, "
+            f"{self.records_in:,} records in, {self.records_kept:,} kept in {self.quads:,} "
+            f"quads; {removed} ({self.seconds:.1f} s)"
+        )
+
+
+def _days(first: date, last: date) -> list[date]:
+    return [first + timedelta(days=i) for i in range((last - first).days + 1)]
+
+
+def _partition_files(root: Path, days: list[date]) -> tuple[list[Path], list[date]]:
+    files, missing = [], []
+    for day in days:
+        found = sorted((root / f"date={day.isoformat()}").glob("*.parquet"))
+        files += found
+        if not found:
+            missing.append(day)
+    return files, missing
+
+
+def _views(con, cfg: Config, first: date, last: date) -> None:
+    bronze = cfg.data_root / "bronze"
+    window = _days(first - timedelta(days=cfg.events.url_lookback_days), first - timedelta(1))
+    events, missing = _partition_files(bronze / "events", _days(first, last))
+    if missing:
+        raise NormalizeError(
+            f"no bronze events for {', '.join(d.isoformat() for d in missing)}: ingest them first"
+        )
+    earlier, _ = _partition_files(bronze / "events", window)
+    mentions, no_mentions = _partition_files(bronze / "mentions", _days(first, last))
+    if no_mentions and cfg.events.mentions_metric == "distinct_sources":
+        raise NormalizeError(
+            f"no bronze mentions for {', '.join(d.isoformat() for d in no_mentions)}: "
+            "ingest them, or set events.mentions_metric=sum_num_mentions"
+        )
+    con.execute(
+        # file_index and file_row_number name a bronze row far more cheaply than its path.
+        "CREATE VIEW bronze_events AS SELECT *, file_index FROM read_parquet("
+        f"{duck.quoted_list(earlier + events)}, hive_partitioning = false, "
+        "file_row_number = true)"
+    )
+    if mentions:
+        con.execute(
+            "CREATE VIEW bronze_mentions AS SELECT * FROM read_parquet("
+            f"{duck.quoted_list(mentions)}, hive_partitioning = false)"
+        )
+    else:
+        con.register("bronze_mentions", MENTIONS.empty_table())
+    con.register("cameo_countries", tables.cameo_countries())
+    con.register("relations", tables.relations())
+
+
+def _apply_rules(con, cfg: Config, first: date, last: date) -> None:
+    """Leave the survivors in table ``kept`` and one funnel row per day and rule in ``funnel``."""
+    ev = cfg.events
+    params = {
+        "first_day": int(first.strftime("%Y%m%d")),
+        "last_day": int(last.strftime("%Y%m%d")),
+        "first_date": first.isoformat(),
+        "last_date": last.isoformat(),
+        "top_reasons": ev.top_reasons,
+        "same_day": ev.same_day,
+        "lookback_days": ev.url_lookback_days,
+        "metric": ev.mentions_metric,
+        "min_daily_mentions": ev.min_daily_mentions,
+    }
+    duck.run(con, "normalize/00_events.sql", "CREATE TEMP TABLE stage AS", **params)
+    con.execute("CREATE TEMP TABLE tagged AS SELECT *, CAST(NULL AS VARCHAR) AS reason FROM stage")
+    funnel = "normalize/funnel_step.sql"
+    duck.run(
+        con, funnel, "CREATE TEMP TABLE funnel AS", step=0, rule="bronze", enabled=True, **params
+    )
+    con.execute("CREATE TEMP VIEW rule_input AS SELECT * FROM stage")
+    for step, (rule, sql_file, switch) in enumerate(RULES, 1):
+        enabled = True if switch is None else getattr(ev, switch)
+        duck.run(
+            con, f"normalize/{sql_file}", "CREATE OR REPLACE TEMP TABLE tagged AS",
+            enabled=enabled, **params,
+        )  # fmt: skip
+        duck.run(con, funnel, "INSERT INTO funnel", step=step, rule=rule, enabled=enabled, **params)
+        log.info("normalize %s..%s: rule %d/%d %s applied", first, last, step, len(RULES), rule)
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE stage AS "
+            "SELECT * EXCLUDE (reason) FROM tagged WHERE reason IS NULL"
+        )
+    con.execute("DROP TABLE tagged")
+    con.execute("DROP VIEW rule_input")
+    con.execute("ALTER TABLE stage RENAME TO kept")
+
+
+def _replace(con, query: str, params: dict, dest: Path) -> None:
+    """COPY a query's result to ``dest`` through a temporary file, so readers never see half."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    con.execute(f"COPY ({query}) TO {duck.literal(tmp)} (FORMAT parquet, COMPRESSION zstd)", params)
+    os.replace(tmp, dest)
+
+
+def normalize(cfg: Config, first: date, last: date) -> Summary:
+    """Normalize the days [first, last] and write their silver events and funnel."""
+    t0 = time.monotonic()
+    days = _days(first, last)
+    with duck.connect(cfg) as con:
+        _views(con, cfg, first, last)
+        _apply_rules(con, cfg, first, last)
+        duck.run(con, "normalize/70_silver.sql", "CREATE TEMP TABLE silver AS")
+        silver = cfg.data_root / "silver"
+        for day in days:
+            part = f"date={day.isoformat()}/part-0.parquet"
+            at = {"day": day}
+            _replace(con, "SELECT * FROM silver WHERE date = $day", at, silver / "events" / part)
+            _replace(
+                con, "SELECT * FROM funnel WHERE date = $day ORDER BY step", at,
+                silver / "funnel" / part,
+            )  # fmt: skip
+        totals = con.execute(
+            "SELECT rule, sum(removed), sum(rows_in) FROM funnel GROUP BY rule, step ORDER BY step"
+        ).fetchall()
+        kept, quads = con.execute("SELECT count(*), count(DISTINCT quad_id) FROM silver").fetchone()
+    return Summary(
+        first_day=first.isoformat(),
+        last_day=last.isoformat(),
+        days=len(days),
+        records_in=int(totals[0][2]),
+        records_kept=kept,
+        quads=quads,
+        removed={rule: int(n) for rule, n, _ in totals[1:]},
+        seconds=time.monotonic() - t0,
+    )

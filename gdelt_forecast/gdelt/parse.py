@@ -1,0 +1,193 @@
+"""Parse one zipped GDELT file exactly: typed rows, and every other line as a reject.
+
+GDELT files are tab-separated with no header and no quoting (fields hold ``'`` and ``"``).
+Each input line ends up either as a typed row or as a reject with its line number and a
+reason; ``parse_bytes`` checks that the two add up to the file's line count.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import zipfile
+import zlib
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from gdelt_forecast.gdelt.schema import PARTITION_COLUMN, REJECTS, REQUIRED, SCHEMAS
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Parsed:
+    rows: pa.Table  # typed, in file order
+    rejects: pa.Table  # REJECTS schema
+    lines: int
+
+
+class ParseError(ValueError):
+    """The file as a whole cannot be read (not a zip, several members, ...)."""
+
+
+def read_member(path: str) -> bytes:
+    """The one CSV inside a GDELT zip."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            members = [i for i in zf.infolist() if not i.is_dir()]
+            if len(members) != 1:
+                raise ParseError(f"{path}: expected one CSV in the zip, found {len(members)}")
+            return zf.read(members[0])
+    except (zipfile.BadZipFile, zlib.error) as exc:
+        raise ParseError(f"{path}: {exc}") from None
+
+
+def _count_lines(data: bytes) -> int:
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def _bad_values(column: pa.ChunkedArray, typ: pa.DataType) -> set[str]:
+    """Values of a string column that do not cast to ``typ`` (only run when a cast failed)."""
+    bad = set()
+    for value in pc.unique(column).to_pylist():
+        if value is None:
+            continue
+        try:
+            pc.cast(pa.array([value]), typ)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            bad.add(value)
+    return bad
+
+
+def _valid_day(yyyymmdd: int) -> bool:
+    try:
+        datetime.strptime(str(yyyymmdd), "%Y%m%d")
+    except ValueError:
+        return False
+    return True
+
+
+def _read(data: bytes, schema: pa.Schema, types: dict[str, pa.DataType]) -> tuple[pa.Table, list]:
+    """Read with the given column types; lines with the wrong field count come back apart."""
+    invalid: list[tuple[int, str, str]] = []
+
+    def on_invalid(row: pacsv.InvalidRow) -> str:
+        reason = f"{row.actual_columns} fields, expected {row.expected_columns}"
+        invalid.append((row.number, row.text, reason))
+        return "skip"
+
+    table = pacsv.read_csv(
+        pa.py_buffer(data),
+        # One thread per file: the stage parses several files at once, and the reader
+        # only knows line numbers of bad lines when it reads serially.
+        read_options=pacsv.ReadOptions(column_names=schema.names, use_threads=False),
+        parse_options=pacsv.ParseOptions(
+            delimiter="\t",
+            quote_char=False,
+            escape_char=False,
+            ignore_empty_lines=False,
+            invalid_row_handler=on_invalid,
+        ),
+        convert_options=pacsv.ConvertOptions(
+            column_types=types, null_values=[""], strings_can_be_null=True
+        ),
+    )
+    return table, invalid
+
+
+def _cast(strings: pa.Table, schema: pa.Schema, reasons: dict[int, str]) -> pa.Table:
+    """Cast each column; a value that does not cast nulls its row and records why."""
+    columns = []
+    for field in schema:
+        col = strings[field.name]
+        try:
+            columns.append(pc.cast(col, field.type))
+            continue
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+        mask = pc.is_in(col, pa.array(sorted(_bad_values(col, field.type)), pa.string()))
+        for i in pc.indices_nonzero(mask).to_pylist():
+            reasons.setdefault(i, f"{field.name}: {col[i].as_py()!r} is not {field.type}")
+        columns.append(pc.cast(pc.if_else(mask, pa.scalar(None, pa.string()), col), field.type))
+    return pa.table(columns, schema=schema)
+
+
+def _check_keys(typed: pa.Table, table: str, reasons: dict[int, str]) -> None:
+    """Rows without an ID or a valid partition time cannot be placed or joined."""
+    for name in REQUIRED[table]:
+        for i in pc.indices_nonzero(pc.is_null(typed[name])).to_pylist():
+            reasons.setdefault(i, f"{name} is empty")
+    col = PARTITION_COLUMN[table]
+    days = pc.divide(typed[col], pa.scalar(1_000_000, pa.int64()))
+    invalid = [d for d in pc.unique(days).to_pylist() if d is not None and not _valid_day(d)]
+    if invalid:
+        for i in pc.indices_nonzero(pc.is_in(days, pa.array(invalid, pa.int64()))).to_pylist():
+            reasons.setdefault(i, f"{col} {typed[col][i].as_py()} is not YYYYMMDDHHMMSS")
+
+
+def _line_numbers(rows: list[int], skipped: list[int]) -> list[int]:
+    """Physical line of each parsed row index, stepping over lines the reader set apart."""
+    numbers = []
+    for index in rows:
+        line = index + 1
+        while (shifted := index + 1 + bisect.bisect_right(skipped, line)) != line:
+            line = shifted
+        numbers.append(line)
+    return numbers
+
+
+def parse_bytes(data: bytes, table: str, source_file: str) -> Parsed:
+    schema = SCHEMAS[table]
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        # A row is never lost for its encoding: bad bytes become U+FFFD.
+        data = data.decode("utf-8", errors="replace").encode("utf-8")
+    if b"\r" in data:
+        # Lines end in LF; the CSV reader would also split at a stray CR inside a field.
+        log.warning("%s: %d carriage returns replaced by U+FFFD", source_file, data.count(b"\r"))
+        data = data.replace(b"\r", "\ufffd".encode())
+    lines = _count_lines(data)
+
+    reasons: dict[int, str] = {}
+    try:
+        typed, invalid = _read(data, schema, {f.name: f.type for f in schema})
+    except pa.ArrowInvalid:
+        # Some value does not convert: read as text and find the rows that hold it.
+        strings, invalid = _read(data, schema, {name: pa.string() for name in schema.names})
+        typed = _cast(strings, schema, reasons)
+    _check_keys(typed, table, reasons)
+
+    reject_rows = [(number, text, reason) for number, text, reason in invalid]
+    if reasons:
+        bad = sorted(reasons)
+        numbers = _line_numbers(bad, sorted(number for number, _, _ in invalid))
+        raw_lines = data.split(b"\n")
+        for index, number in zip(bad, numbers, strict=True):
+            reject_rows.append((number, raw_lines[number - 1].decode("utf-8"), reasons[index]))
+        keep = pc.invert(pc.is_in(pa.array(range(typed.num_rows)), pa.array(bad, pa.int64())))
+        typed = typed.filter(keep)
+    reject_rows.sort()
+    rejects = pa.table(
+        {
+            "source_file": [source_file] * len(reject_rows),
+            "line_no": [r[0] for r in reject_rows],
+            "raw_line": [r[1] for r in reject_rows],
+            "reason": [r[2] for r in reject_rows],
+        },
+        schema=REJECTS,
+    )
+    if typed.num_rows + rejects.num_rows != lines:
+        raise AssertionError(
+            f"{source_file}: {lines} lines but {typed.num_rows} rows + {rejects.num_rows} rejects"
+        )
+    return Parsed(typed, rejects, lines)
+
+
+def parse_zip(path: str, table: str) -> Parsed:
+    return parse_bytes(read_member(path), table, Path(path).name)

@@ -1,0 +1,139 @@
+"""One request to the OpenAI-compatible server, with our own retries.
+
+The ``openai`` client runs with ``max_retries=0`` so that every attempt is ours to count:
+attempts and tokens go to ``llm_calls.parquet``. Two budgets, two kinds of trouble:
+
+- transport: a connection error, a timeout, 429 or 5xx is retried up to ``llm.max_retries``
+  times, waiting ``backoff_s * 2**(n-1)`` seconds (or a 429's numeric Retry-After); any
+  other 4xx fails the request at once, since asking again gets the same refusal;
+- content: an answer that is not JSON or breaks its schema is asked again up to
+  ``llm.invalid_retries`` times, then handed to the request's fallback parser, then recorded
+  as failed with the reason.
+
+A request holds a concurrency slot only while an attempt is on the wire, not while it
+waits to retry, so a backing-off request never idles a slot the server could batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from openai import (
+    APIConnectionError,  # APITimeoutError is one
+    AsyncOpenAI,
+    InternalServerError,
+    NotFoundError,
+    OpenAIError,
+    RateLimitError,
+)
+
+from gdelt_forecast.config import LlmConfig
+from gdelt_forecast.errors import StageError
+from gdelt_forecast.llm.answer import fall_back, parse_answer
+from gdelt_forecast.llm.request import Request, Result
+
+_RETRYABLE = (APIConnectionError, RateLimitError, InternalServerError)
+
+
+async def check_server(client: AsyncOpenAI, llm: LlmConfig) -> None:
+    """Fail the stage at once when the server is down or serves another model: otherwise
+    every request of a batch would spend its retries on the same fault, one by one."""
+    for retry in range(llm.max_retries + 1):
+        try:
+            page = await client.models.list()
+            break
+        except _RETRYABLE as exc:
+            if retry == llm.max_retries:
+                raise StageError(f"llm: {llm.base_url} does not answer: {_describe(exc)}") from None
+            await asyncio.sleep(_wait_s(exc, llm.backoff_s, retry + 1))
+        except NotFoundError:
+            return  # a server without a model list: requests will tell
+        except OpenAIError as exc:
+            raise StageError(f"llm: {llm.base_url} refused: {_describe(exc)}") from None
+    served = [model.id for model in page.data]
+    if llm.model not in served:
+        raise StageError(
+            f"llm: {llm.base_url} serves {', '.join(served) or 'no model'}, not {llm.model}"
+        )
+
+
+async def ask(
+    client: AsyncOpenAI, llm: LlmConfig, request: Request, digest: str, slots: asyncio.Semaphore
+) -> Result:
+    """Settle one request: ok, fallback or failed (the result says why). Never raises for
+    what the server does."""
+    result = Result(hash=digest, key=request.key, step=request.step, model=llm.model)
+    started = None  # the wait for a first slot is the batch's queue, not this call's latency
+    retries = invalid = 0
+    while True:
+        result.attempts += 1
+        try:
+            async with slots:
+                if started is None:
+                    started = time.monotonic()
+                completion = await client.chat.completions.create(**_params(llm, request))
+        except _RETRYABLE as exc:
+            result.error = _describe(exc)
+            if retries == llm.max_retries:
+                break
+            retries += 1
+            await asyncio.sleep(_wait_s(exc, llm.backoff_s, retries))
+            continue
+        except OpenAIError as exc:  # another 4xx, or a reply that is no chat completion
+            result.error = _describe(exc)
+            break
+        if completion.usage is not None:
+            result.prompt_tokens += completion.usage.prompt_tokens
+            result.completion_tokens += completion.usage.completion_tokens
+        choice = completion.choices[0] if completion.choices else None
+        result.raw = (choice.message.content if choice else None) or ""
+        try:
+            result.answer = parse_answer(result.raw, request.schema)
+            result.status, result.error = "ok", ""
+            break
+        except ValueError as exc:
+            cut = choice is not None and choice.finish_reason == "length"
+            result.error = f"invalid answer: {exc}" + (" (cut at max_tokens)" if cut else "")
+        if invalid < llm.invalid_retries:
+            invalid += 1
+            continue
+        try:
+            # error keeps saying why the JSON was refused, also when the fallback succeeds.
+            result.answer, result.status = fall_back(request, result.raw), "fallback"
+        except ValueError as exc:
+            result.error += f"; fallback: {exc}"
+        break
+    result.latency_s = time.monotonic() - started
+    return result
+
+
+def _params(llm: LlmConfig, request: Request) -> dict[str, Any]:
+    seed = {} if llm.seed is None else {"seed": llm.seed}
+    return {
+        "model": llm.model,
+        "messages": request.messages,
+        "temperature": llm.temperature,
+        "max_tokens": llm.max_tokens,
+        # vLLM's guided decoding enforces the schema; the answer is still checked on arrival.
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
+        },
+        **seed,
+    }
+
+
+def _wait_s(exc: Exception, backoff_s: float, retry: int) -> float:
+    """Seconds before retry number ``retry`` (1, 2, ...)."""
+    if isinstance(exc, RateLimitError):
+        try:  # Retry-After may also be an HTTP date; those get the plain backoff
+            return max(0.0, float(exc.response.headers.get("retry-after", "")))
+        except ValueError:
+            pass
+    return backoff_s * 2 ** (retry - 1)
+
+
+def _describe(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}"[:300]

@@ -1,0 +1,346 @@
+"""A data root in an S3 bucket (``s3://bucket/prefix``): the stages run on a local working
+copy, pulling what they read from the bucket before and pushing what they wrote after.
+
+Why a working copy rather than every stage on fsspec paths: the stages append to WARC files
+and fetch journals, rename finished files over old ones and write a DuckDB file, none of
+which object storage offers. Every file a stage writes is finished before it appears (see
+:mod:`gdelt_forecast.parquet_io`), so pushing at file granularity leaves no half-written object in
+the bucket. ``warehouse.duckdb`` is built in the working copy from the bucket's Parquet and
+never pushed (:mod:`gdelt_forecast.warehouse.build` reads the silver Parquet straight from the
+bucket through DuckDB). Releases are not pushed either: :func:`publish` puts a finished one
+under a temporary prefix, copies it into place and writes ``LATEST`` last.
+
+The sync is ours (no library does a three-way sync against a record of the last one): each
+working copy keeps ``.sync/state.json``, the ETag, size and mtime of every file as last
+pulled or pushed. A pull replaces only files untouched since then; a push sends the files
+that differ from it and deletes in the bucket the ones deleted here.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import logging
+import os
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
+
+from filelock import FileLock
+
+from gdelt_forecast.config import Config
+from gdelt_forecast.errors import StageError
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# Never pushed: scratch, local locks (*.lock), the local warehouse, releases (published
+# whole) and the sync state itself; names starting with "." are files still being written.
+_LOCAL_ONLY = ("tmp/", "locks/", "releases/", ".sync/", "warehouse.duckdb")
+
+
+class StorageError(StageError):
+    """The bucket cannot be reached or refuses a request; the message says which."""
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """An s3fs filesystem and the ``bucket/prefix`` the data root names."""
+
+    fs: object
+    root: str  # bucket/prefix, no scheme, no trailing slash
+
+    def key(self, rel: str) -> str:
+        return f"{self.root}/{rel}" if rel else self.root
+
+    def rel(self, key: str) -> str:
+        return key[len(self.root) + 1 :]
+
+    def listing(self, rel: str = "") -> dict[str, dict]:
+        """``{relative path: info}`` of every object under ``rel`` (a folder or a file)."""
+        self.fs.invalidate_cache()
+        try:
+            found = self.fs.find(self.key(rel), detail=True)
+        except FileNotFoundError:
+            return {}
+        return {self.rel(k): info for k, info in found.items() if info["type"] == "file"}
+
+    def etags(self, rels: list[str]) -> dict[str, str]:
+        """The ETags of ``rels``, one listing of each folder they are in."""
+        out: dict[str, str] = {}
+        for folder in sorted({r.rpartition("/")[0] for r in rels}):
+            self.fs.invalidate_cache(self.key(folder))
+            for info in self.fs.ls(self.key(folder), detail=True):
+                out[self.rel(info["name"])] = info.get("ETag")
+        return out
+
+
+def bucket(cfg: Config, url: str | None = None) -> Bucket:
+    """The bucket of ``url`` (default: the data root), with the endpoint and region of
+    ``cfg.storage`` (else the AWS environment); fails at once, naming the endpoint, when the
+    bucket is unreachable."""
+    try:
+        import s3fs
+    except ImportError:
+        raise StorageError(
+            f"{url or cfg.data_root} needs s3fs: pip install 'gdelt-forecast[s3]'"
+        ) from None
+    client = {k: v for k, v in [("endpoint_url", cfg.storage.endpoint_url),
+                                ("region_name", cfg.storage.region)] if v}  # fmt: skip
+    fs = s3fs.S3FileSystem(client_kwargs=client, skip_instance_cache=True)
+    root = (url or cfg.data_root).removeprefix("s3://").rstrip("/")
+    name = root.split("/")[0]
+    with _reported(f"bucket {name} at {_endpoint(cfg)}"):
+        fs.ls(name)
+    return Bucket(fs, root)
+
+
+def _endpoint(cfg: Config) -> str:
+    return cfg.storage.endpoint_url or os.environ.get("AWS_ENDPOINT_URL") or "AWS"
+
+
+@contextmanager
+def _reported(what: str) -> Iterator[None]:
+    """A refused or failed request as one StorageError naming ``what``: s3fs raises OSError
+    for refusals, botocore its own errors for connections that fail."""
+    from botocore.exceptions import BotoCoreError
+
+    try:
+        yield
+    except (OSError, ValueError, BotoCoreError) as exc:
+        raise StorageError(f"{what}: {exc}") from exc
+
+
+def local_root(cfg: Config) -> Path:
+    """Where an s3:// data root's working copy lives on this machine (the same path on every
+    machine with the same ``storage.local_dir``)."""
+    bucket_root = cfg.data_root.removeprefix("s3://")
+    return Path(cfg.storage.local_dir).expanduser().resolve() / "s3" / bucket_root
+
+
+def _local_only(rel: str) -> bool:
+    parts = rel.split("/")
+    return rel.startswith(_LOCAL_ONLY) or rel.endswith(".lock") or any(p[0] == "." for p in parts)
+
+
+class WorkingCopy:
+    """``<storage.local_dir>/s3/<bucket>/<prefix>``: the folder the stages see as data root."""
+
+    def __init__(self, cfg: Config, store: Bucket):
+        self.bucket = store
+        self.ttl_s = cfg.storage.lock_ttl_s
+        self.path = local_root(cfg)
+        (self.path / ".sync").mkdir(parents=True, exist_ok=True)
+        self._state_file = self.path / ".sync" / "state.json"
+        self._lock = FileLock(self.path / ".sync" / "lock")  # processes on this machine
+
+    def _state(self) -> dict[str, list]:
+        if not self._state_file.exists():
+            return {}
+        return json.loads(self._state_file.read_text(encoding="utf-8"))
+
+    def _save(self, state: dict[str, list]) -> None:
+        tmp = self._state_file.with_name(".state.json.tmp")
+        tmp.write_text(json.dumps(state, sort_keys=True), encoding="utf-8")
+        tmp.replace(self._state_file)
+
+    def _stamp(self, rel: str) -> tuple[int, int]:
+        st = (self.path / rel).stat()
+        return st.st_size, st.st_mtime_ns
+
+    def forget(self, rel: str) -> None:
+        """Drop ``rel`` from the sync record (its next pull takes the bucket's copy)."""
+        with self._lock:
+            state = self._state()
+            state.pop(rel, None)
+            self._save(state)
+
+    def _wanted(self, rel: str, seen: list | None, etag: str) -> bool:
+        """Whether a pull takes the bucket's ``rel``: we never had it, or ours is untouched
+        since the last sync and the bucket's changed (another machine replaced it). A file
+        deleted here since is left deleted: the next push deletes it there."""
+        if not (self.path / rel).exists():
+            return seen is None
+        return seen is not None and seen[0] != etag and tuple(seen[1:]) == self._stamp(rel)
+
+    def pull(self, patterns: list[str]) -> int:
+        """Bring the bucket's files that match ``patterns`` (folders, files or globs, relative
+        to the root) into the working copy; files changed here since the last sync are kept.
+        Returns how many files were downloaded."""
+        with self._lock:
+            state = self._state()
+            remote: dict[str, dict] = {}
+            for pattern in patterns:
+                folder = pattern.split("*")[0].rsplit("/", 1)[0] if "*" in pattern else pattern
+                found = self.bucket.listing(folder)
+                remote.update({r: i for r, i in found.items() if _matches(r, pattern)})
+            wanted = [r for r, i in remote.items() if self._wanted(r, state.get(r), i["ETag"])]
+            gone = [r for r in state if any(_matches(r, p) for p in patterns) and r not in remote]
+            for rel in gone:  # deleted in the bucket: drop our copy unless we changed it
+                if not (self.path / rel).exists() or tuple(state[rel][1:]) == self._stamp(rel):
+                    (self.path / rel).unlink(missing_ok=True)
+                    del state[rel]
+            if wanted:
+                for rel in wanted:
+                    (self.path / rel).parent.mkdir(parents=True, exist_ok=True)
+                self.bucket.fs.get(
+                    [self.bucket.key(r) for r in wanted], [str(self.path / r) for r in wanted]
+                )
+                for rel in wanted:
+                    state[rel] = [remote[rel]["ETag"], *self._stamp(rel)]
+            self._save(state)
+        log.info("pulled %d of %d file(s) from s3://%s", len(wanted), len(remote), self.bucket.root)
+        return len(wanted)
+
+    def push(self, only: str = "") -> int:
+        """Send the files under ``only`` (default: everything but local-only paths) that
+        changed since the last sync, and delete in the bucket those deleted here."""
+        with self._lock:
+            state = self._state()
+            start = self.path / only if only else self.path
+            files = [start] if start.is_file() else [p for p in start.rglob("*") if p.is_file()]
+            here = {p.relative_to(self.path).as_posix() for p in files}
+            here = {r for r in here if not _local_only(r)}
+            changed = sorted(r for r in here if tuple(state.get(r, [None])[1:]) != self._stamp(r))
+            scope = [r for r in state if not only or _matches(r, only)]
+            gone = sorted(r for r in scope if r not in here and not (self.path / r).exists())
+            if changed:
+                self.bucket.fs.put(
+                    [str(self.path / r) for r in changed], [self.bucket.key(r) for r in changed]
+                )
+                etags = self.bucket.etags(changed)
+                for rel in changed:
+                    state[rel] = [etags[rel], *self._stamp(rel)]
+            if gone:
+                self.bucket.fs.rm([self.bucket.key(r) for r in gone])
+                for rel in gone:
+                    del state[rel]
+            self._save(state)
+        if changed or gone:
+            log.info("pushed %d file(s), deleted %d in s3://%s", len(changed), len(gone),
+                     self.bucket.root)  # fmt: skip
+        return len(changed) + len(gone)
+
+
+def _matches(rel: str, pattern: str) -> bool:
+    if "*" in pattern:
+        return fnmatch.fnmatchcase(rel, pattern)
+    return rel == pattern or rel.startswith(pattern.rstrip("/") + "/")
+
+
+# Working copies open in this process, by local path, each with how many stages have it
+# open (threads may stage one copy at once): the locks and shared ledgers find their bucket
+# from the path a stage hands them.
+_OPEN: dict[Path, tuple[WorkingCopy, int]] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def working_copy_of(path: Path) -> tuple[WorkingCopy, str] | None:
+    """The open working copy holding ``path`` and the path relative to its root."""
+    path = Path(path).resolve()
+    with _OPEN_LOCK:
+        opened = [(root, copy) for root, (copy, _) in _OPEN.items()]
+    for root, copy in opened:
+        if path == root or root in path.parents:
+            return copy, path.relative_to(root).as_posix() if path != root else ""
+    return None
+
+
+@contextmanager
+def staged(cfg: Config, reads: list[str]) -> Iterator[Config]:
+    """The config a stage runs with: ``cfg`` itself for a local data root; for an s3:// one,
+    a config whose data root is the working copy, with ``reads`` pulled first and what the
+    stage wrote pushed after, also when it fails (every file is whole, and a re-run resumes
+    from them)."""
+    if not cfg.remote:
+        yield cfg
+        return
+    copy = WorkingCopy(cfg, bucket(cfg))
+    with _OPEN_LOCK:
+        _OPEN[copy.path] = (copy, _OPEN.get(copy.path, (copy, 0))[1] + 1)
+    try:
+        with _reported(f"pulling from {cfg.data_root}"):
+            copy.pull(reads)
+        yield cfg.model_copy(update={"data_root": copy.path})
+    finally:
+        try:
+            with _reported(f"pushing to {cfg.data_root} from {copy.path}"):
+                copy.push()
+        finally:
+            with _OPEN_LOCK:
+                first, count = _OPEN.pop(copy.path)
+                if count > 1:
+                    _OPEN[copy.path] = (first, count - 1)
+
+
+def run(stage: Callable[..., T], cfg: Config, *args: Any, **kwargs: Any) -> T:
+    """``stage(cfg, *args, **kwargs)``, in the working copy of an s3:// data root with what
+    the stage reads (:mod:`gdelt_forecast.stage_reads`) pulled first."""
+    from gdelt_forecast.stage_reads import reads
+
+    with staged(cfg, reads(stage, cfg, *args) if cfg.remote else []) as local:
+        return stage(local, *args, **kwargs)
+
+
+def listed(cfg: Config, folder: str) -> list[str]:
+    """The files under ``folder`` of the data root (in the bucket for an s3:// one), relative
+    to it, without pulling any."""
+    if cfg.remote:
+        return sorted(r for r in bucket(cfg).listing(folder) if not _local_only(r))
+    root = cfg.data_root
+    return sorted(p.relative_to(root).as_posix() for p in (root / folder).rglob("*") if p.is_file())
+
+
+def where(data_root: Path) -> str:
+    """The data root a user named: the bucket's URL for a working copy, else the folder."""
+    found = working_copy_of(data_root)
+    return f"s3://{found[0].bucket.root}" if found else str(data_root)
+
+
+def download(cfg: Config, url: str, dest: Path) -> Path:
+    """Copy the folder ``url`` (s3://...) into ``dest``; refuses a folder with no files."""
+    store = bucket(cfg, url)
+    files = store.listing()
+    if not files:
+        raise StorageError(f"nothing at {url}")
+    store.fs.get([store.key(r) for r in files], [str(dest / r) for r in files])
+    return dest
+
+
+def publish(copy: WorkingCopy, version: str, stays_latest: Callable[[str, str], bool]) -> str:
+    """Put the working copy's ``releases/<version>/`` in the bucket: uploaded under a
+    temporary prefix, copied into place (refused if the version is there already), then
+    ``releases/LATEST`` written last, so a reader going by LATEST never sees half a release.
+    LATEST keeps its version when ``stays_latest(current, version)`` says so ("" for
+    current when LATEST names no release there is)."""
+    from gdelt_forecast.locks import bucket_lock
+
+    store, folder = copy.bucket, copy.path / "releases" / version
+    staging = store.key(f"releases/.{version}.{uuid.uuid4().hex}.tmp")
+    final = store.key(f"releases/{version}")
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    names = [PurePosixPath(*p.relative_to(folder).parts).as_posix() for p in files]
+    try:
+        store.fs.put([str(p) for p in files], [f"{staging}/{n}" for n in names])
+        with bucket_lock(store, "releases", copy.ttl_s):
+            if store.listing(f"releases/{version}"):
+                raise StorageError(f"release {version} exists at s3://{final}: releases are "
+                                   "immutable, choose another --version")  # fmt: skip
+            store.fs.copy([f"{staging}/{n}" for n in names], [f"{final}/{n}" for n in names])
+            if not stays_latest(_latest(store), version):
+                store.fs.pipe_file(store.key("releases/LATEST"), f"{version}\n".encode())
+    finally:
+        if store.listing(staging.removeprefix(store.root + "/")):
+            store.fs.rm(staging, recursive=True)
+    return f"s3://{final}"
+
+
+def _latest(store: Bucket) -> str:
+    if not store.listing("releases/LATEST"):
+        return ""
+    current = store.fs.cat_file(store.key("releases/LATEST")).decode().strip()
+    return current if current and store.listing(f"releases/{current}") else ""

@@ -1,0 +1,84 @@
+"""``stats/quality.json``: how the release keeps its questions sound, in numbers.
+
+The rules (the card's "Soundness" section says them in prose), what each removed in the
+build (from the timelines' and tasks' summaries), the near-duplicate measure and threshold,
+the gold-letter distribution of each multiple-choice task and how many records show an
+empty or a one-event background (both read from the release's own task files).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from gdelt_forecast.tasks import TASKS, leakage
+from gdelt_forecast.timelines import similarity, sound
+
+RULES = {
+    leakage.PROVENANCE: "Provenance: every background event of a record comes from a document "
+    "GDELT first saw on or before the record's cut, every target event from one first seen "
+    "after it (each event records its source's `source_date`).",
+    sound.AFTER_SOURCE: "No atomic event after its source: an event dated (by the period it "
+    "names) after its source document was first seen is a plan, not an event, and is not in "
+    "the timeline.",
+    sound.REPEATED: "One event once: near-duplicate atomic events of a timeline are one "
+    "event, kept from the earliest available document.",
+    leakage.ANSWER_IN_CONTEXT: "No answer in its own context: no target is a near-duplicate "
+    "of its record's background, no multiple-choice option of another, no negative of a "
+    "true event of the story.",
+    leakage.ACROSS_SPLITS: "Across splits: no answer is a near-duplicate of a background "
+    "in an earlier split (train, then dev, then test).",
+}
+MIRAI = (
+    "MIRAI's queries see only rows and articles dated before their cutoff: the agent "
+    "environment opens at a query's cutoff and no call reaches past it, and an article's "
+    "date in `news` and `mirai/MIRAI/data_news.csv` is the day GDELT first saw it."
+)
+
+
+def quality(tasks_folder: Path, timelines: dict, tasks: dict) -> dict:
+    """The figures, from the release's ``tasks/<TASK>/<split>.parquet`` and the timelines'
+    and tasks' summaries as the manifest keeps them."""
+    removed = {
+        **{rule: {"atomic_events": n} for rule, n in timelines["dropped"].items()},
+        **tasks["soundness"],
+    }
+    backgrounds: dict[str, Counter] = {}
+    letters: dict[str, Counter] = {"MCNC": Counter(), "MCAC": Counter()}
+    for task in TASKS:
+        sizes = backgrounds.setdefault(task, Counter())
+        for path in sorted((tasks_folder / task).glob("*.parquet")):
+            table = pq.read_table(path, columns=["background", "answer"]).to_pylist()
+            sizes.update(min(len(r["background"]), 2) for r in table)
+            if task in letters:
+                letters[task].update(r["answer"] for r in table)
+    return {
+        "description": "The soundness rules of the release's questions, what each removed "
+        "in the build, and the shape of the answers.",
+        "near_duplicate": {"measure": similarity.RULE, "threshold": similarity.THRESHOLD},
+        "rules": [
+            {"rule": rule, "text": text, "removed": removed.get(rule, {})}
+            for rule, text in sorted(RULES.items())
+        ],  # fmt: skip
+        "gold_letters": {
+            task: {letter: found[letter] for letter in "ABCD"} for task, found in letters.items()
+        },  # fmt: skip
+        "backgrounds": {
+            task: {
+                "records": sum(n.values()),
+                "empty": n[0],
+                "single_event": n[1],
+                "share_empty": _share(n[0], n),
+                "share_single_event": _share(n[1], n),
+            }
+            for task, n in backgrounds.items()
+        },  # fmt: skip
+        "mirai": MIRAI,
+    }
+
+
+def _share(part: int, sizes: Counter) -> float:
+    total = sum(sizes.values())
+    return round(part / total, 4) if total else 0.0

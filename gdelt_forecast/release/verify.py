@@ -1,0 +1,222 @@
+"""``gdelt-forecast release verify <dir>``: is a release what its manifest and card say?
+
+Checks, each naming the file at fault: every listed file is present with its size and
+sha256 and no file is unlisted; each table's row count matches the manifest; each table's
+Parquet schema is the card's features; and the leakage rule: queries and subset rows are
+dated in the test month with a cutoff before their date, the subset is drawn from the
+queries, no table of the database and no complex event holds a row dated outside the
+release's history (which ends on the test month's last day), no atomic event is dated
+after it or after its source document was first seen (soundness rule 2), and every task
+record keeps the soundness rules 1, 4 and 5 (``gdelt_forecast.tasks.leakage``: provenance against
+``news``' dates, no answer in its own context, none in an earlier split's backgrounds), each
+in its task's and split's file. ``news_terms`` holds every article of ``news`` and no
+other, each with one first term, its date, and term counts that add up to its text's
+length. ``tkg/`` decodes, line by line as RE-GCN reads it, to exactly the rows of
+``quads``, each in the split its date says, with ids from 0 without gaps.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections import Counter
+from datetime import date, timedelta
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+
+from gdelt_forecast import duck
+from gdelt_forecast.release import card
+from gdelt_forecast.release.layout import TABLES
+from gdelt_forecast.release.manifest import MANIFEST, on_disk, parquet_rows, sha256
+from gdelt_forecast.tasks import leakage
+from gdelt_forecast.testset.build import month_range
+from gdelt_forecast.timelines import sound
+
+DATED = {  # table -> the date columns that must lie in the history
+    "events": ("date",), "quads": ("date",), "news": ("date",), "news_terms": ("date",),
+    "quad_docs": ("date",), "funnel": ("date",), "complex_events": ("first_date", "last_date"),
+}  # fmt: skip
+
+
+def verify(root: Path) -> list[str]:
+    """Every problem found, one line each; empty when the release is sound."""
+    try:
+        manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+        listed = {item["path"]: item for item in manifest["files"]}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return [f"{MANIFEST}: unreadable ({exc})"]
+    problems = _files(root, listed)
+    if problems:  # tables that fail their checksum are not worth reading further
+        return problems
+    problems += _schemas(root, listed)
+    return problems or (_leakage(root, manifest, listed) + _task_leakage(root, listed)
+                        + _tkg(root, manifest))  # fmt: skip
+
+
+def _files(root: Path, listed: dict[str, dict]) -> list[str]:
+    problems = []
+    present = {p.relative_to(root).as_posix() for p in on_disk(root)}
+    for path, item in listed.items():
+        if path not in present:
+            problems.append(f"{path}: listed in the manifest but missing")
+        elif (root / path).stat().st_size != item["bytes"]:
+            problems.append(f"{path}: {(root / path).stat().st_size} bytes, manifest says "
+                            f"{item['bytes']}")  # fmt: skip
+        elif sha256(root / path) != item["sha256"]:
+            problems.append(f"{path}: sha256 differs from the manifest")
+        elif "rows" in item and parquet_rows(root / path) != item["rows"]:
+            problems.append(f"{path}: {parquet_rows(root / path)} rows, manifest says "
+                            f"{item['rows']}")  # fmt: skip
+    problems += [f"{path}: not listed in the manifest" for path in sorted(present - set(listed))]
+    return problems
+
+
+def _tables(listed: dict[str, dict]) -> dict[str, list[str]]:
+    return {t.name: sorted(p for p in listed if fnmatch.fnmatchcase(p, t.glob)) for t in TABLES}
+
+
+def _schemas(root: Path, listed: dict[str, dict]) -> list[str]:
+    try:
+        info = card.parse_header((root / "README.md").read_text(encoding="utf-8"))
+        declared = {c["config_name"]: c["features"] for c in info["dataset_info"]}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return [f"README.md: no readable dataset_info in the card header ({exc})"]
+    problems = []
+    configs = {t.name: t.config_name for t in TABLES}
+    for name, paths in _tables(listed).items():
+        if not paths:
+            problems.append(f"{name}: the release has no file for this table")
+        for path in paths:
+            features = card.hf_features(pq.read_schema(root / path))
+            if features != declared.get(configs[name]):
+                problems.append(
+                    f"{path}: schema differs from the card's `{configs[name]}` features"
+                )
+    return problems
+
+
+def _leakage(root: Path, manifest: dict, listed: dict[str, dict]) -> list[str]:
+    first, last = month_range(manifest["month"])
+    start = date.fromisoformat(manifest["history"]["start"])
+    end = date.fromisoformat(manifest["history"]["end"])
+    problems = []
+    if end != last:
+        problems.append(f"{MANIFEST}: history ends {end}, not on the test month's last day {last}")
+    tables = _tables(listed)
+    with duckdb.connect() as con:
+        for name, paths in tables.items():
+            con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet('
+                        f"{duck.quoted_list(root / p for p in paths)})")  # fmt: skip
+        for name, columns in DATED.items():
+            where = " OR ".join(f"{c} NOT BETWEEN $start AND $end" for c in columns)
+            (outside,) = con.execute(
+                f"SELECT count(*) FROM {name} WHERE {where}", {"start": start, "end": end}
+            ).fetchone()
+            if outside:
+                problems += [f"{p}: {outside} rows dated outside {start}..{end}"
+                             for p in tables[name]]  # fmt: skip
+        # Atomic events are dated yyyy, yyyy-MM or yyyy-MM-dd: as text, any of them after the
+        # history's last day sorts after it.
+        (late,) = con.execute(
+            "SELECT count(*) FROM timelines WHERE date > ?", [end.isoformat()]
+        ).fetchone()
+        if late:
+            problems += [
+                f"{p}: {late} atomic events dated after {end}" for p in tables["timelines"]
+            ]
+        found = duck.records(con, "release/leaks.sql", first=first, last=last)
+        found += duck.records(con, "release/news_terms_check.sql")
+        for r in found:
+            problems += [f"{p}: {r['problem']} ({r['rows']} rows, e.g. {r['example']})"
+                         for p in tables[r["tbl"]]]  # fmt: skip
+    return problems
+
+
+def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
+    """The soundness rules from the release's own tables (:mod:`gdelt_forecast.tasks.leakage`,
+    :mod:`gdelt_forecast.timelines.sound`): rule 2 on the timelines, rules 1, 4 and 5 (and the
+    dates) on every task record, each record in its task's and split's file."""
+    tables = _tables(listed)
+    news = pq.read_table(root / "news", columns=["doc_id", "date"]).to_pylist()
+    available = {r["doc_id"]: r["date"] for r in news}
+    problems, story = [], {}
+    for path in tables["timelines"]:
+        for atom in pq.read_table(root / path).to_pylist():
+            story.setdefault(atom["complex_event_id"], []).append(atom["text"])
+            where = f"{path}: {atom['complex_event_id']} event {atom['seq']}"
+            if available.get(atom["source_doc_id"]) != atom["source_date"]:
+                problems.append(f"{where}: its source {atom['source_doc_id']} was first seen "
+                                f"on {available.get(atom['source_doc_id'])}, not "
+                                f"{atom['source_date']}")  # fmt: skip
+            elif sound.after_source(atom):
+                problems.append(f"{where}: dated {atom['date']}, after its source was first "
+                                f"seen on {atom['source_date']} (rule 2)")  # fmt: skip
+    rows = []
+    for table in TABLES:
+        if table.config is None:
+            continue
+        for path in tables[table.name]:
+            for row in pq.read_table(root / path).to_pylist():
+                rows.append(row)
+                if (row["task"], row["split"]) != (table.config, table.split):
+                    problems.append(f"{path}: {row['id']} is a {row['task']} {row['split']} "
+                                    "record")  # fmt: skip
+                texts = story.get(row["complex_event_id"], [])
+                why = (leakage.dated_wrong(row) or leakage.unsourced(row, available)
+                       or leakage.answer_in_context(row, texts))  # fmt: skip
+                if why:
+                    problems.append(f"{path}: {row['id']}: {why}")
+    paths = {r["id"]: f"tasks/{r['task']}/{r['split']}.parquet" for r in rows}
+    problems += [f"{paths[i]}: {i}: {why}" for i, why in sorted(leakage.leaked(rows).items())]
+    return problems
+
+
+def _tkg(root: Path, manifest: dict) -> list[str]:
+    if "tkg" not in manifest:  # a release from before tkg/
+        return []
+    folder = root / "tkg"
+    try:
+        names = {kind: _ids(folder / f"{kind}2id.txt") for kind in ("entity", "relation")}
+        stat = (folder / "stat.txt").read_text(encoding="utf-8").split()
+        lines = {split: [tuple(int(v) for v in line.split("\t"))
+                         for line in (folder / f"{split}.txt").read_text().splitlines()]
+                 for split in ("train", "valid", "test")}  # fmt: skip
+    except (OSError, ValueError) as exc:
+        return [f"tkg/: unreadable ({exc})"]
+    problems = []
+    for kind, ids in names.items():
+        if sorted(ids) != list(range(len(ids))):
+            problems.append(f"tkg/{kind}2id.txt: ids are not 0..{len(ids) - 1} without gaps")
+    if stat != [str(len(names["entity"])), str(len(names["relation"]))]:
+        problems.append(f"tkg/stat.txt: {stat}, the lists hold {len(names['entity'])} "
+                        f"entities and {len(names['relation'])} relations")  # fmt: skip
+    start = date.fromisoformat(manifest["history"]["start"])
+    first, _ = month_range(manifest["month"])
+    valid_from = first - timedelta(days=manifest["config"]["release"]["tkg_valid_days"])
+    decoded: Counter = Counter()
+    for split, rows in lines.items():
+        for s, r, o, t, _ in rows:
+            day = start + timedelta(days=t)
+            where = "test" if day >= first else "valid" if day >= valid_from else "train"
+            if where != split:
+                problems.append(f"tkg/{split}.txt: a quad of {day} belongs in {where}.txt")
+                break
+            try:
+                decoded[(day, names["entity"][s], names["relation"][r], names["entity"][o])] += 1
+            except KeyError:
+                problems.append(f"tkg/{split}.txt: ids {s} {r} {o} are not in the lists")
+                break
+    table = pq.read_table(root / "quads", columns=["date", "head", "relation", "tail"])
+    quads = Counter(tuple(row.values()) for row in table.to_pylist())
+    if decoded != quads:
+        problems.append(f"tkg/: {sum((quads - decoded).values())} quads of quads/ have no "
+                        f"line, {sum((decoded - quads).values())} lines match no quad")  # fmt: skip
+    return problems
+
+
+def _ids(path: Path) -> dict[int, str]:
+    """``name<TAB>id`` lines as RE-GCN's ``_read_dictionary`` reads them: id -> name."""
+    pairs = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
+    return {int(i): name for name, i in pairs}

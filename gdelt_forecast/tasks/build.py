@@ -1,0 +1,192 @@
+"""``gdelt-forecast tasks --month YYYY-MM``: OpenForecast's six tasks from the timelines.
+
+Reads ``timelines/<month>/`` (complex events and their atomic events), cuts each timeline
+(:mod:`gdelt_forecast.tasks.cut`: soundness rule 1, provenance), builds the records of every cut
+(:mod:`gdelt_forecast.tasks.records`), drops those that break rules 4 and 5
+(:mod:`gdelt_forecast.tasks.leakage`), spreads the multiple-choice answers evenly over A-D and
+writes ``<data_root>/tasks/<month>/<TASK>.parquet``, one file per task, replaced whole on
+every run; the summary counts what each rule removed. The generated parts follow
+``timelines.method``: ``extractive`` rules, or the LLM.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from gdelt_forecast.config import Config
+from gdelt_forecast.errors import StageError
+from gdelt_forecast.llm import summarize, write_calls
+from gdelt_forecast.locks import month_lock
+from gdelt_forecast.parquet_io import write_parquet
+from gdelt_forecast.reference import tables
+from gdelt_forecast.summary import StageSummary
+from gdelt_forecast.tasks import TASKS, extractive, generated, leakage, records
+from gdelt_forecast.tasks.cut import SPLITS, cuts, split_of
+from gdelt_forecast.testset.build import month_range
+
+
+class TasksError(StageError):
+    """The month has no timelines to build tasks from."""
+
+
+@dataclass
+class Summary(StageSummary):
+    month: str
+    method: str
+    timelines: int = 0
+    cuts: int = 0
+    uncut: int = 0  # timelines without a usable cut
+    left_out: int = 0  # atomic events undated or dated across their cut
+    records: dict = field(default_factory=dict)  # task -> records written
+    splits: dict = field(default_factory=dict)  # split -> records written, all tasks
+    skipped: dict = field(default_factory=dict)  # task -> cuts without a record, and why
+    # negatives the same-arguments rule discarded, by the method that wrote them
+    negatives_discarded: Counter = field(default_factory=Counter)
+    kept_extractive: dict = field(default_factory=dict)  # llm: task -> records the model missed
+    # soundness rule -> what it removed: {"background_events", "cut_days"} for rule 1,
+    # {"negatives", "records"} for rule 4, {"records"} for rule 5
+    soundness: dict = field(default_factory=dict)
+    letters: dict = field(default_factory=dict)  # MCNC, MCAC -> gold letter -> records
+    llm: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        counts = ", ".join(f"{t} {n}" for t, n in self.records.items())
+        rules = "; ".join(
+            f"{rule} " + ", ".join(f"{n:,} {what.replace('_', ' ')}" for what, n in found.items())
+            for rule, found in self.soundness.items()
+        )
+        return (
+            f"tasks {self.month} ({self.method}): {self.cuts} cuts of {self.timelines} "
+            f"timelines ({self.uncut} without one); {counts}; "
+            f"{sum(self.negatives_discarded.values())} negatives discarded; removed by rule: "
+            f"{rules} ({self.seconds:.1f} s)" + (f"; {self.llm['line']}" if self.llm else "")
+        )
+
+
+def build_tasks(
+    cfg: Config,
+    month: str,
+    timelines: Path | None = None,
+    out: Path | None = None,
+    by_split: bool = False,
+) -> Summary:
+    """From ``timelines`` (default ``<data_root>/timelines/<month>``) into ``out`` (default
+    ``<data_root>/tasks/<month>``): ``<TASK>.parquet``, or with ``by_split`` (a release's
+    layout) ``<TASK>/<split>.parquet`` for every split, empty ones too."""
+    t0 = time.monotonic()
+    timelines = timelines or cfg.data_root / "timelines" / month
+    out = out or cfg.data_root / "tasks" / month
+    summary = Summary(month=month, method=cfg.timelines.method)
+    summary.negatives_discarded["extractive"] = 0
+    provenance = Counter(background_events=0, cut_days=0)
+    in_context = Counter(negatives=0, records=0)
+    with month_lock(cfg, "tasks", month):
+        atoms, countries = _read(timelines, month)
+        pools = extractive.Pools(atoms, countries, *_reference_names())
+        first, _ = month_range(month)
+        rows: list[dict] = []
+        skipped: Counter = Counter()
+        seed = cfg.tasks.seed
+        for ce in sorted(atoms):
+            found, lost = cuts(ce, atoms[ce], cfg.tasks)
+            provenance["cut_days"] += lost
+            summary.uncut += not found
+            summary.cuts += len(found)
+            for cut in found:
+                summary.left_out += cut.left_out
+                provenance["background_events"] += cut.withheld
+                split = split_of(cut.cut_date, first, cfg.tasks)
+                mcnc, turned_down = records.mcnc(cut, split, seed, pools)
+                summary.negatives_discarded["extractive"] += turned_down["discarded"]
+                in_context["negatives"] += turned_down["near-duplicate"]
+                made = [records.stf(cut, split, seed), records.ltf(cut, split),
+                        records.aqa(cut, split, seed), records.mcac(cut, split, seed, pools),
+                        mcnc]  # fmt: skip
+                rows += [r for r in made if r is not None]
+                skipped.update(_missing(made))
+        if cfg.timelines.method == "llm":
+            sent = time.monotonic()
+            rows, calls, kept, turned_down = generated.written(cfg, rows, pools)
+            write_calls(out / "llm_calls.parquet", calls)
+            calls_summary = summarize(calls, time.monotonic() - sent)
+            summary.llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
+            summary.kept_extractive = dict(kept)
+            summary.negatives_discarded["llm"] = turned_down["discarded"]
+            in_context["negatives"] += turned_down["near-duplicate"]
+        else:
+            (out / "llm_calls.parquet").unlink(missing_ok=True)  # no log of an earlier llm run
+        for row in rows:  # the cut puts every event on its side: a failure is a bug, not data
+            if why := leakage.dated_wrong(row) or leakage.unsourced(row):
+                raise StageError(f"tasks: {row['id']}: {why}")
+        story = {ce: [a["text"] for a in story] for ce, story in atoms.items()}
+        made = len(rows)
+        rows = [r for r in rows if not leakage.answer_in_context(r, story[r["complex_event_id"]])]
+        in_context["records"] = made - len(rows)
+        leaks = leakage.leaked(rows)
+        rows = records.balance([r for r in rows if r["id"] not in leaks], seed)
+        rows += [records.vqa(r, seed) for r in rows if r["task"] == "MCNC"]
+        for task in TASKS:
+            mine = [r for r in rows if r["task"] == task]
+            if not by_split:
+                write_parquet(pa.Table.from_pylist(mine, records.SCHEMA), out / f"{task}.parquet")
+                continue
+            for split in SPLITS:
+                part = [r for r in mine if r["split"] == split]
+                write_parquet(pa.Table.from_pylist(part, records.SCHEMA),
+                              out / task / f"{split}.parquet")  # fmt: skip
+    summary.timelines = len(atoms)
+    summary.records = {t: sum(r["task"] == t for r in rows) for t in TASKS}
+    summary.splits = dict(Counter(r["split"] for r in rows))
+    summary.skipped = dict(skipped)
+    summary.soundness = {leakage.PROVENANCE: dict(provenance),
+                         leakage.ANSWER_IN_CONTEXT: dict(in_context),
+                         leakage.ACROSS_SPLITS: {"records": len(leaks)}}  # fmt: skip
+    summary.letters = letters(rows)
+    summary.seconds = time.monotonic() - t0
+    return summary
+
+
+def letters(rows: list[dict]) -> dict[str, dict[str, int]]:
+    """The gold letters of the multiple-choice records: task -> letter -> records."""
+    return {task: {letter: sum(r["task"] == task and r["answer"] == letter for r in rows)
+                   for letter in "ABCD"} for task in ("MCNC", "MCAC")}  # fmt: skip
+
+
+def _missing(made: list[dict | None]) -> list[str]:
+    """The tasks a cut gave no record, with the reason."""
+    have = {r["task"] for r in made if r is not None}
+    why = {"STF": "no day-precise target", "MCAC": "fewer than 3 wrong values",
+           "MCNC": "fewer than 3 negatives (and so no VQA)"}  # fmt: skip
+    return [f"{task}: {reason}" for task, reason in why.items() if task not in have]
+
+
+def _read(folder: Path, month: str) -> tuple[dict[str, list[dict]], dict[str, tuple]]:
+    paths = [folder / "timelines.parquet", folder / "complex_events.parquet"]
+    if not all(p.exists() for p in paths):
+        raise TasksError(f"no timelines of {month} at {folder}: run `timelines` first")
+    table = pq.read_table(paths[0])
+    if "source_date" not in table.column_names:
+        raise TasksError(f"the timelines at {folder} record no source dates (built by an "
+                         "older version): run `timelines` again")  # fmt: skip
+    atoms: dict[str, list[dict]] = {}
+    order = [("complex_event_id", "ascending"), ("seq", "ascending")]
+    for row in table.sort_by(order).to_pylist():
+        atoms.setdefault(row["complex_event_id"], []).append(row)
+    countries = {
+        row["complex_event_id"]: tuple(row["countries"])
+        for row in pq.read_table(paths[1], columns=["complex_event_id", "countries"]).to_pylist()
+    }
+    return atoms, countries
+
+
+def _reference_names() -> tuple[list[str], list[str]]:
+    names = tables.countries().column("name").to_pylist()
+    relations = tables.relations().to_pylist()
+    return names, [r["name"] for r in relations if r["level"] == 2]

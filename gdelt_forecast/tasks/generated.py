@@ -1,0 +1,162 @@
+"""The ``llm`` way to write the generated parts: AQA's question, MCAC's question and wrong
+answers, MCNC's negatives (prompts in ``prompts/<PROMPT_VERSION>/``, after the paper's
+Table 12, asking for JSON). One batch for the month, through the timelines' client (cache,
+resume, ``llm_calls.parquet``).
+
+The model writes text; the rules still decide what is kept:
+- an AQA or MCAC question and answer must be non-empty; MCAC's wrong answers must be no
+  near-duplicate of the gold one, of each other or of a value of the argument in the story;
+- an MCNC negative that is a near-duplicate of a true event of the story or of another
+  negative is rejected (soundness rule 4); one whose subject, event type, object and
+  location all equal a true event's is discarded (the paper's rule); both are counted;
+- a record the model's answer cannot complete (a failed call, fewer than three wrong
+  answers or negatives left) keeps its ``extractive`` version, and says so in ``method``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from gdelt_forecast.config import Config
+from gdelt_forecast.llm import Request, Result, parse_numbered, run
+from gdelt_forecast.tasks import extractive, records
+from gdelt_forecast.tasks.cut import after
+from gdelt_forecast.timelines.similarity import first_near_duplicate
+from gdelt_forecast.timelines.written import listed
+
+METHOD = "llm"
+PROMPT_VERSION = "openforecast-tasks-v1"
+PROMPTS = Path(__file__).parent / "prompts" / PROMPT_VERSION
+_TEXT = {"type": "string"}
+_NULLABLE = {"type": ["string", "null"]}
+QA = {
+    "type": "object",
+    "properties": {"question": _TEXT, "answer": _TEXT},
+    "required": ["question", "answer"],
+    "additionalProperties": False,
+}
+MCAC = {
+    "type": "object",
+    "properties": {"question": _TEXT, "answer": _TEXT,
+                   "wrong": {"type": "array", "items": _TEXT, "minItems": 3, "maxItems": 3}},
+    "required": ["question", "answer", "wrong"],
+    "additionalProperties": False,
+}  # fmt: skip
+_NEGATIVE = {
+    "type": "object",
+    "properties": {
+        "text": _TEXT,
+        **{a: _NULLABLE for a in ("subject", "event_type", "object", "location")},
+    },  # fmt: skip
+    "required": ["text", "subject", "event_type", "object", "location"],
+    "additionalProperties": False,
+}
+MCNC = {
+    "type": "object",
+    "properties": {
+        "negatives": {"type": "array", "items": _NEGATIVE, "minItems": 3, "maxItems": 3}
+    },  # fmt: skip
+    "required": ["negatives"],
+    "additionalProperties": False,
+}
+
+
+def render(name: str, **fields: str) -> str:
+    """The prompt file ``name`` of this version, filled in."""
+    return (PROMPTS / f"{name}.txt").read_text(encoding="utf-8").format(**fields)
+
+
+def _negatives_from_list(text: str) -> dict:
+    """The paper's numbered-list answer: texts only."""
+    return {"negatives": [{"text": t, "subject": None, "event_type": None, "object": None,
+                           "location": None} for t in parse_numbered(text)]}  # fmt: skip
+
+
+def _described(atom: dict) -> str:
+    return "; ".join(f"{a}: {extractive.value(atom, a) or 'none'}" for a in extractive.ARGUMENTS)
+
+
+def _target(row: dict, pools: extractive.Pools) -> tuple[dict, list[dict]]:
+    """The row's target atomic event, and the story's other events after the cut."""
+    story = pools.atoms[row["complex_event_id"]]
+    text = row["target"][0]["text"]
+    target = next(a for a in story if a["text"] == text)
+    later = [a for a in story if after(a, row["cut_date"]) and a["text"] != text]
+    return target, later
+
+
+def request(row: dict, pools: extractive.Pools) -> Request:
+    target, later = _target(row, pools)
+    fields = {"background": listed(row["background"]), "evolution": listed(later) or "none",
+              "target": f"{target['date']}: {target['text']}", "arguments": _described(target),
+              "argument": (row["argument"] or "").replace("_", " ")}  # fmt: skip
+    task = row["task"]
+    prompt = render(task.lower(), **fields)
+    schema, fallback = {"AQA": (QA, None), "MCAC": (MCAC, None),
+                        "MCNC": (MCNC, _negatives_from_list)}[task]  # fmt: skip
+    messages = [{"role": "user", "content": prompt}]
+    return Request(row["id"], task, messages, schema, task.lower(), fallback)
+
+
+def written(
+    cfg: Config, rows: list[dict], pools: extractive.Pools
+) -> tuple[list[dict], list[Result], Counter, Counter]:
+    """The rows with the model's parts where it gave them; every call's result; the
+    records that kept their extractive version, by task; the negatives turned down, by
+    verdict."""
+    asked = [r for r in rows if r["task"] in ("AQA", "MCAC", "MCNC")]
+    results = run(cfg, [request(r, pools) for r in asked])
+    replaced: dict[str, dict] = {}
+    kept: Counter = Counter()
+    turned_down: Counter = Counter()
+    stamp = {"method": METHOD, "prompt_version": PROMPT_VERSION, "model": cfg.llm.model}
+    for row, result in zip(asked, results, strict=True):
+        new = None
+        if result.answer is not None:
+            new, verdicts = _apply(row, result.answer, pools)
+            turned_down += verdicts
+        if new is None:
+            kept[row["task"]] += 1
+        else:
+            replaced[row["id"]] = {**row, **new, **stamp}
+    return [replaced.get(r["id"], r) for r in rows], results, kept, turned_down
+
+
+def _apply(row: dict, answer: dict, pools: extractive.Pools) -> tuple[dict | None, Counter]:
+    target, _ = _target(row, pools)
+    story = pools.atoms[row["complex_event_id"]]
+    if row["task"] in ("AQA", "MCAC") and not (
+        answer["question"].strip() and answer["answer"].strip()
+    ):
+        return None, Counter()
+    if row["task"] == "AQA":
+        qa = {"question": answer["question"].strip(), "answer": answer["answer"].strip()}
+        return qa, Counter()
+    if row["task"] == "MCAC":
+        gold = answer["answer"].strip()
+        taken = [v for a in story if (v := extractive.value(a, row["argument"]))]
+        wrong: list[str] = []
+        for value in (v.strip() for v in answer["wrong"]):
+            if value and not first_near_duplicate(value, [*taken, gold, *wrong]):
+                wrong.append(value)
+        if len(wrong) < extractive.WRONG:
+            return None, Counter()
+        candidates, letter = records.options(gold, wrong)
+        return {"question": answer["question"].strip(), "candidates": candidates,
+                "answer": letter}, Counter()  # fmt: skip
+    picked: list[dict] = []
+    turned_down: Counter = Counter()
+    for negative in answer["negatives"]:
+        negative = {**negative, "text": negative["text"].strip()}
+        if not negative["text"]:
+            continue
+        verdict = extractive.screen(story, picked, negative)
+        if verdict == "kept":
+            picked.append(negative)
+        else:
+            turned_down[verdict] += 1
+    if len(picked) < extractive.WRONG:
+        return None, turned_down
+    candidates, letter = records.options(target["text"], [n["text"] for n in picked])
+    return {"candidates": candidates, "answer": letter}, turned_down

@@ -1,0 +1,155 @@
+"""``gdelt-forecast timelines --month YYYY-MM``: complex events and their timelines.
+
+Reads the warehouse's kept documents of the month and of the ``timelines.history_days``
+before it, groups them into complex events (:mod:`gdelt_forecast.timelines.complex_events`) and
+writes each one's timeline of atomic events with ``timelines.method``, less what the
+soundness rules 2 and 3 drop (:mod:`gdelt_forecast.timelines.sound`, counted in the summary).
+Output, replaced whole on every run: ``<data_root>/timelines/<month>/complex_events.parquet``
+(one row per complex event) and ``timelines.parquet`` (one row per atomic event, with its
+source document's availability date and the method, model and prompt version that wrote
+it); with the ``llm`` method also ``llm_calls.parquet``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+
+import pyarrow as pa
+
+from gdelt_forecast import duck
+from gdelt_forecast.config import Config
+from gdelt_forecast.errors import StageError
+from gdelt_forecast.llm import summarize, write_calls
+from gdelt_forecast.locks import month_lock
+from gdelt_forecast.parquet_io import write_parquet
+from gdelt_forecast.progress import progress
+from gdelt_forecast.summary import StageSummary
+from gdelt_forecast.testset.build import month_range
+from gdelt_forecast.timelines import extractive, sound, written
+from gdelt_forecast.timelines.complex_events import group
+from gdelt_forecast.warehouse.build import open_read_only, warehouse_path
+
+COMPLEX_EVENTS = pa.schema(
+    [
+        ("complex_event_id", pa.string()),
+        ("month", pa.string()),
+        ("title", pa.string()),
+        ("countries", pa.list_(pa.string())),  # the unordered pair, ISO alpha-3, sorted
+        ("first_date", pa.date32()),
+        ("last_date", pa.date32()),
+        ("n_documents", pa.int32()),
+        ("doc_ids", pa.list_(pa.string())),  # in date order
+        ("doc_dates", pa.list_(pa.date32())),
+    ]
+)
+TIMELINES = pa.schema(
+    [
+        ("complex_event_id", pa.string()),
+        ("seq", pa.int32()),
+        ("date", pa.string()),  # yyyy, yyyy-MM or yyyy-MM-dd; null when unknown
+        ("text", pa.string()),
+        ("subject", pa.string()),
+        ("event_type", pa.string()),
+        ("object", pa.string()),
+        ("location", pa.string()),
+        ("source_doc_id", pa.string()),
+        ("source_date", pa.date32()),  # the day GDELT first saw the source document
+        ("method", pa.string()),
+        ("model", pa.string()),
+        ("prompt_version", pa.string()),
+    ]
+)
+
+
+class TimelinesError(StageError):
+    """The month has nothing to build timelines from."""
+
+
+@dataclass
+class Summary(StageSummary):
+    month: str
+    method: str
+    documents: int = 0
+    complex_events: int = 0
+    documents_in_events: int = 0
+    atomic_events: int = 0
+    dropped: Counter = field(default_factory=Counter)  # soundness rule -> atomic events
+    llm: dict = field(default_factory=dict)  # the LLM calls' summary (method llm)
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        return (
+            f"timelines {self.month} ({self.method}): {self.documents:,} documents, "
+            f"{self.complex_events:,} complex events of {self.documents_in_events:,} documents, "
+            f"{self.atomic_events:,} atomic events; dropped by rule: "
+            + ", ".join(f"{rule} {self.dropped[rule]:,}" for rule in sound.RULES)
+            + f" ({self.seconds:.1f} s)"
+            + (f"; {self.llm['line']}" if self.llm else "")
+        )
+
+
+def build_timelines(
+    cfg: Config, month: str, out: Path | None = None, floor: date | None = None
+) -> Summary:
+    """Into ``out`` (default ``<data_root>/timelines/<month>``), from documents dated on or
+    after ``floor`` too (a release's history start: its complex events cite only its news)."""
+    t0 = time.monotonic()
+    first, last = month_range(month)
+    since = max(first - timedelta(days=cfg.timelines.history_days), floor or date.min)
+    with month_lock(cfg, "timelines", month):
+        with open_read_only(cfg) as con:
+            docs = duck.records(con, "timelines/documents.sql", first_date=since,
+                                last_date=last, lead_chars=cfg.timelines.lead_chars,
+                                article_chars=cfg.timelines.article_chars)  # fmt: skip
+        if not any(d["date"] >= first for d in docs):
+            raise TimelinesError(
+                f"no kept documents dated in {month} in the warehouse at {warehouse_path(cfg)}: "
+                "run `articles` and `database` first"
+            )
+        events = group(docs, first, cfg.timelines)
+        out = out or cfg.data_root / "timelines" / month
+        llm: dict = {}
+        if cfg.timelines.method == "llm":
+            sent = time.monotonic()
+            by_event, calls = written.timelines(cfg, events)
+            write_calls(out / "llm_calls.parquet", calls)
+            calls_summary = summarize(calls, time.monotonic() - sent)
+            llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
+            stamp = (written.METHOD, cfg.llm.model, written.PROMPT_VERSION)
+        else:
+            shown = progress(events, len(events), f"timelines {month}")
+            by_event = {e.complex_event_id: extractive.timeline(e) for e in shown}
+            stamp = (extractive.METHOD, None, extractive.PROMPT_VERSION)
+            # A re-run replaces the month's output: no call log of an earlier llm run stays.
+            (out / "llm_calls.parquet").unlink(missing_ok=True)
+        dropped: Counter = Counter(dict.fromkeys(sound.RULES, 0))
+        atoms = [
+            {"complex_event_id": event.complex_event_id, "seq": seq, **atom,
+             **dict(zip(("method", "model", "prompt_version"), stamp, strict=True))}
+            for event in events
+            for seq, atom in enumerate(sound.sound(
+                by_event[event.complex_event_id],
+                {d["doc_id"]: d["date"] for d in event.documents}, dropped), 1)
+        ]  # fmt: skip
+        write_parquet(pa.Table.from_pylist([_row(e, month) for e in events], COMPLEX_EVENTS),
+                      out / "complex_events.parquet")  # fmt: skip
+        write_parquet(pa.Table.from_pylist(atoms, TIMELINES), out / "timelines.parquet")
+    return Summary(
+        month=month, method=cfg.timelines.method, documents=len(docs),
+        complex_events=len(events), documents_in_events=sum(len(e.documents) for e in events),
+        atomic_events=len(atoms), dropped=dropped, llm=llm, seconds=time.monotonic() - t0,
+    )  # fmt: skip
+
+
+def _row(event, month: str) -> dict:
+    return {
+        "complex_event_id": event.complex_event_id, "month": month, "title": event.title,
+        "countries": [event.country_a, event.country_b], "first_date": event.first_date,
+        "last_date": event.last_date, "n_documents": len(event.documents),
+        "doc_ids": [d["doc_id"] for d in event.documents],
+        "doc_dates": [d["date"] for d in event.documents],
+    }  # fmt: skip

@@ -1,0 +1,160 @@
+"""The ``llm`` timeline of complex events: OpenForecast's extraction-then-complement.
+
+Per complex event: extract a timeline from its first document, complement it with each
+following document in date order, then one chronological adjustment pass (prompts in
+``prompts/<PROMPT_VERSION>/``, the paper's Table 11 asking for JSON). The complex events
+advance together, one round per step, so every round is one batch for the server.
+
+Three rules the model's answers cannot break:
+- a complement never rewrites the timeline: an answered event whose text matches an event
+  already there is that event (with its source document); every other one is new and cites
+  the document being read; an existing event the answer left out is put back after the
+  event it followed;
+- the adjustment answers an order of the events' numbers, not new texts: a permutation
+  reorders the timeline, anything else leaves it as it was;
+- a date that is not yyyy, yyyy-MM or yyyy-MM-dd becomes null.
+A failed call (after the client's retries and the numbered-list fallback) leaves the
+timeline as it was before that step; ``llm_calls.parquet`` records it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from gdelt_forecast.config import Config
+from gdelt_forecast.llm import Request, Result, parse_numbered, run
+from gdelt_forecast.timelines import text_key
+from gdelt_forecast.timelines.complex_events import ComplexEvent
+
+METHOD = "llm"
+PROMPT_VERSION = "openforecast-v1"
+PROMPTS = Path(__file__).parent / "prompts" / PROMPT_VERSION
+_DATE = re.compile(r"\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?")
+_ARGUMENTS = ("subject", "event_type", "object", "location")
+_NULLABLE = {"type": ["string", "null"]}
+EVENTS = {
+    "type": "object",
+    "properties": {"events": {"type": "array", "items": {
+        "type": "object",
+        "properties": {"date": _NULLABLE, "text": {"type": "string"},
+                       **{a: _NULLABLE for a in _ARGUMENTS}},
+        "required": ["date", "text", *_ARGUMENTS],
+        "additionalProperties": False,
+    }}},
+    "required": ["events"],
+    "additionalProperties": False,
+}  # fmt: skip
+ORDER = {
+    "type": "object",
+    "properties": {"order": {"type": "array", "items": {"type": "integer"}}},
+    "required": ["order"],
+    "additionalProperties": False,
+}
+
+
+def _prompt(name: str, **fields: str) -> str:
+    return (PROMPTS / f"{name}.txt").read_text(encoding="utf-8").format(**fields)
+
+
+def listed(atoms: list[dict]) -> str:
+    return "\n".join(f"{i}. {a['date'] or 'undated'}: {a['text']}" for i, a in enumerate(atoms, 1))
+
+
+def _events_from_list(text: str) -> dict:
+    """The paper's numbered-list answer as the JSON answer (texts only)."""
+    return {"events": [{"date": None, "text": t, **dict.fromkeys(_ARGUMENTS)}
+                       for t in parse_numbered(text)]}  # fmt: skip
+
+
+def _order_from_list(text: str) -> dict:
+    return {"order": [int(n) for n in re.findall(r"\d+", " ".join(parse_numbered(text)))]}
+
+
+def _request(event: ComplexEvent, step: str, prompt: str, schema: dict, fallback) -> Request:
+    messages = [{"role": "user", "content": prompt}]
+    return Request(event.complex_event_id, step, messages, schema, step.split(":")[0], fallback)
+
+
+def _atoms(answer: dict, doc_id: str) -> list[dict]:
+    atoms = []
+    for item in answer["events"]:
+        if not item["text"].strip():
+            continue
+        date = item["date"] if item["date"] and _DATE.fullmatch(item["date"]) else None
+        atoms.append({**item, "date": date, "text": item["text"].strip(),
+                      "source_doc_id": doc_id})  # fmt: skip
+    return atoms
+
+
+def complement(before: list[dict], answer: dict, doc_id: str) -> list[dict]:
+    """The answered timeline, with the events already there kept as they were."""
+    known = {text_key(a["text"]): a for a in before}
+    merged, used = [], set()
+    for atom in _atoms(answer, doc_id):
+        key = text_key(atom["text"])
+        if key in used:
+            continue
+        used.add(key)
+        merged.append(known.get(key, atom))
+    for i, atom in enumerate(before):  # put back what the answer left out
+        if text_key(atom["text"]) not in used:
+            after = before[i - 1] if i else None
+            merged.insert(merged.index(after) + 1 if after in merged else 0, atom)
+            used.add(text_key(atom["text"]))
+    return merged
+
+
+def adjust(atoms: list[dict], answer: dict) -> list[dict]:
+    order = answer["order"]
+    if sorted(order) != list(range(1, len(atoms) + 1)):
+        return atoms
+    return [atoms[n - 1] for n in order]
+
+
+def _fields(doc: dict) -> dict[str, str]:
+    return {"title": doc["title"] or "", "date": doc["date"].isoformat(),
+            "article": doc["article"] or ""}  # fmt: skip
+
+
+def extract_request(event: ComplexEvent) -> Request:
+    prompt = _prompt("extract", **_fields(event.documents[0]))
+    return _request(event, "extract", prompt, EVENTS, _events_from_list)
+
+
+def complement_request(event: ComplexEvent, n: int, atoms: list[dict]) -> Request:
+    prompt = _prompt("complement", timeline=listed(atoms), **_fields(event.documents[n]))
+    return _request(event, f"complement:{n}", prompt, EVENTS, _events_from_list)
+
+
+def adjust_request(event: ComplexEvent, atoms: list[dict]) -> Request:
+    prompt = _prompt("adjust", timeline=listed(atoms), **_fields(event.documents[-1]))
+    return _request(event, "adjust", prompt, ORDER, _order_from_list)
+
+
+def timelines(cfg: Config, events: list[ComplexEvent]) -> tuple[dict[str, list], list[Result]]:
+    """complex_event_id -> atomic events, and every call's result (for llm_calls.parquet)."""
+    state: dict[str, list[dict]] = {e.complex_event_id: [] for e in events}
+    calls: list[Result] = []
+
+    def advance(step: list[ComplexEvent], ask, apply) -> None:
+        """One round: a request per complex event, one batch; answers update the state."""
+        results = run(cfg, [ask(e) for e in step])
+        calls.extend(results)
+        for event, result in zip(step, results, strict=True):
+            if result.answer is not None:
+                state[event.complex_event_id] = apply(event, result.answer)
+
+    advance(events, extract_request, lambda e, a: _atoms(a, e.documents[0]["doc_id"]))
+    for n in range(1, max((len(e.documents) for e in events), default=0)):
+        advance(
+            [e for e in events if len(e.documents) > n],
+            lambda e, n=n: complement_request(e, n, state[e.complex_event_id]),
+            lambda e, a, n=n: complement(state[e.complex_event_id], a, e.documents[n]["doc_id"]),
+        )
+    advance(
+        [e for e in events if len(state[e.complex_event_id]) > 1],
+        lambda e: adjust_request(e, state[e.complex_event_id]),
+        lambda e, a: adjust(state[e.complex_event_id], a),
+    )
+    return state, calls
