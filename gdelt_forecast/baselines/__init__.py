@@ -35,9 +35,6 @@ from gdelt_forecast.testset import evaluate
 METHODS = ("history", "frequency")  # the ones every release runs
 ALL_METHODS = (*METHODS, "llm")
 PROMPTS = Path(__file__).parent / "prompts" / "mirai-direct-v1"
-# Any JSON object: the answer is MIRAI's dict of first-level -> second-level codes, which
-# the scorer reads and checks (invalid codes are counted, not trusted).
-ANSWER_SCHEMA = {"type": "object"}
 SPLITS = {"test": "testset/queries.parquet", "subset": "testset/subset.parquet"}
 
 
@@ -144,9 +141,18 @@ def _read_answer(text: str) -> dict:
 def _llm(folder: Path, path: Path, cfg: Config) -> tuple[dict[str, object], dict]:
     """MIRAI's Direct IO: one chat per query, the answer dict as the prediction (a failed
     call predicts nothing, as an unparseable answer scores in MIRAI)."""
+    from pydantic import ConfigDict
+
     from gdelt_forecast.llm.batch import run, summarize
     from gdelt_forecast.llm.calls import write_calls
     from gdelt_forecast.llm.request import Request
+    from gdelt_forecast.llm.schema import Answer
+
+    class Forecast(Answer):
+        """Any JSON object: MIRAI's dict of first-level -> second-level codes, which the
+        scorer reads and checks (invalid codes are counted, not trusted)."""
+
+        model_config = ConfigDict(extra="allow")
 
     system = (PROMPTS / "system.txt").read_text(encoding="utf-8").strip().format()
     query = (PROMPTS / "query.txt").read_text(encoding="utf-8").strip()
@@ -160,7 +166,7 @@ def _llm(folder: Path, path: Path, cfg: Config) -> tuple[dict[str, object], dict
                 future_date_nlp=r["date_nlp"], current_date_nlp=r["cutoff_nlp"],
                 future_date=r["date"].isoformat(), actor1_code=r["subject"],
                 actor2_code=r["object"])},
-        ], ANSWER_SCHEMA, "forecast", _read_answer)
+        ], Forecast, "forecast", _read_answer)
         for r in pq.read_table(path, columns=columns).to_pylist()
     ]  # fmt: skip
     t0 = time.monotonic()

@@ -33,6 +33,7 @@ from gdelt_forecast.config import LlmConfig
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm.answer import fall_back, parse_answer
 from gdelt_forecast.llm.request import Request, Result
+from gdelt_forecast.llm.schema import json_schema
 
 _RETRYABLE = (APIConnectionError, RateLimitError, InternalServerError)
 
@@ -90,7 +91,7 @@ async def ask(
         choice = completion.choices[0] if completion.choices else None
         result.raw = (choice.message.content if choice else None) or ""
         try:
-            result.answer = parse_answer(result.raw, request.schema)
+            result.answer = parse_answer(result.raw, request.answer)
             result.status, result.error = "ok", ""
             break
         except ValueError as exc:
@@ -119,7 +120,11 @@ def _params(llm: LlmConfig, request: Request) -> dict[str, Any]:
         # vLLM's guided decoding enforces the schema; the answer is still checked on arrival.
         "response_format": {
             "type": "json_schema",
-            "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
+            "json_schema": {
+                "name": request.schema_name,
+                "schema": json_schema(request.answer),
+                "strict": True,
+            },
         },
         **seed,
     }

@@ -2,9 +2,10 @@
 names a request in the cache and in ``llm_calls.parquet``.
 
 The hash covers everything that shapes the answer: the model, the messages, the answer
-schema with its name, and the sampling parameters (temperature, max_tokens, seed). It leaves out
-``key`` and ``step``, which only say what the answer is for, and the fallback parser, which
-only reads an answer: two requests with the same prompt share one cached answer.
+model's JSON schema with its name, and the sampling parameters (temperature, max_tokens,
+seed). It leaves out ``key`` and ``step``, which only say what the answer is for, and the
+fallback parser, which only reads an answer: two requests with the same prompt share one
+cached answer.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from gdelt_forecast.config import LlmConfig
-from gdelt_forecast.llm.schema import check_schema
+from gdelt_forecast.llm.schema import Answer, json_schema
 
 Status = Literal["ok", "fallback", "failed"]
 # OpenAI's rule for response_format names; vLLM passes the name on unchecked.
@@ -32,12 +33,13 @@ class Request:
     key: str  # what the answer belongs to, e.g. a complex event id
     step: str  # e.g. "extract", "complement:3", "adjust"
     messages: list[dict[str, Any]]
-    schema: dict[str, Any]
+    answer: type[Answer]  # what the answer must be (gdelt_forecast.llm.schema)
     schema_name: str = "answer"
     fallback: Callable[[str], dict[str, Any]] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        check_schema(self.schema)
+        if not (isinstance(self.answer, type) and issubclass(self.answer, Answer)):
+            raise ValueError(f"answer {self.answer!r}: an Answer model (gdelt_forecast.llm.schema)")
         if not _SCHEMA_NAME.match(self.schema_name):
             raise ValueError(f"schema name {self.schema_name!r}: letters, digits, _ and - only")
 
@@ -70,7 +72,7 @@ def request_hash(request: Request, llm: LlmConfig) -> str:
     payload = {
         "model": llm.model,
         "messages": request.messages,
-        "schema": {"name": request.schema_name, "schema": request.schema},
+        "schema": {"name": request.schema_name, "schema": json_schema(request.answer)},
         "params": {"temperature": llm.temperature, "max_tokens": llm.max_tokens},
     }
     if llm.seed is not None:  # only when set: hashes, and so caches, from before seeds hold

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field
 
 from gdelt_forecast.config import Config
-from gdelt_forecast.llm import Request, Result, parse_numbered, run
+from gdelt_forecast.llm import Answer, Request, Result, parse_numbered, run
 from gdelt_forecast.tasks import extractive, records
 from gdelt_forecast.tasks.cut import after
 from gdelt_forecast.timelines.similarity import first_near_duplicate
@@ -28,38 +31,27 @@ from gdelt_forecast.timelines.written import listed
 METHOD = "llm"
 PROMPT_VERSION = "openforecast-tasks-v1"
 PROMPTS = Path(__file__).parent / "prompts" / PROMPT_VERSION
-_TEXT = {"type": "string"}
-_NULLABLE = {"type": ["string", "null"]}
-QA = {
-    "type": "object",
-    "properties": {"question": _TEXT, "answer": _TEXT},
-    "required": ["question", "answer"],
-    "additionalProperties": False,
-}
-MCAC = {
-    "type": "object",
-    "properties": {"question": _TEXT, "answer": _TEXT,
-                   "wrong": {"type": "array", "items": _TEXT, "minItems": 3, "maxItems": 3}},
-    "required": ["question", "answer", "wrong"],
-    "additionalProperties": False,
-}  # fmt: skip
-_NEGATIVE = {
-    "type": "object",
-    "properties": {
-        "text": _TEXT,
-        **{a: _NULLABLE for a in ("subject", "event_type", "object", "location")},
-    },  # fmt: skip
-    "required": ["text", "subject", "event_type", "object", "location"],
-    "additionalProperties": False,
-}
-MCNC = {
-    "type": "object",
-    "properties": {
-        "negatives": {"type": "array", "items": _NEGATIVE, "minItems": 3, "maxItems": 3}
-    },  # fmt: skip
-    "required": ["negatives"],
-    "additionalProperties": False,
-}
+
+
+class QA(Answer):
+    question: str
+    answer: str
+
+
+class MCAC(QA):
+    wrong: Annotated[list[str], Field(min_length=3, max_length=3)]
+
+
+class Negative(Answer):
+    text: str
+    subject: str | None
+    event_type: str | None
+    object: str | None
+    location: str | None
+
+
+class MCNC(Answer):
+    negatives: Annotated[list[Negative], Field(min_length=3, max_length=3)]
 
 
 def render(name: str, **fields: str) -> str:
@@ -93,10 +85,10 @@ def request(row: dict, pools: extractive.Pools) -> Request:
               "argument": (row["argument"] or "").replace("_", " ")}  # fmt: skip
     task = row["task"]
     prompt = render(task.lower(), **fields)
-    schema, fallback = {"AQA": (QA, None), "MCAC": (MCAC, None),
+    answer, fallback = {"AQA": (QA, None), "MCAC": (MCAC, None),
                         "MCNC": (MCNC, _negatives_from_list)}[task]  # fmt: skip
     messages = [{"role": "user", "content": prompt}]
-    return Request(row["id"], task, messages, schema, task.lower(), fallback)
+    return Request(row["id"], task, messages, answer, task.lower(), fallback)
 
 
 def written(

@@ -25,29 +25,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from typing import Literal
 
 import numpy as np
 
 from gdelt_forecast.config import Config
-from gdelt_forecast.llm import Request, Result, parse_numbered, run
+from gdelt_forecast.llm import Answer, Request, Result, parse_numbered, run
 from gdelt_forecast.release.embed import embed
 from gdelt_forecast.tasks.generated import render
 
 EVIDENCE_K = 5  # paragraphs per prediction, as in the paper
 MIN_PARAGRAPH = 40  # characters: shorter lines (bylines, captions) are no evidence
-_VERDICT = {
-    "type": "object",
-    "properties": {"answer": {"type": "string", "enum": ["yes", "no"]}},
-    "required": ["answer"],
-    "additionalProperties": False,
-}
-_MATCH = {
-    "type": "object",
-    "properties": {"answer": {"type": "string", "enum": ["yes", "no"]},
-                   "index": {"type": ["integer", "null"]}},
-    "required": ["answer", "index"],
-    "additionalProperties": False,
-}  # fmt: skip
+
+
+class Verdict(Answer):
+    answer: Literal["yes", "no"]
+
+
+class Match(Verdict):
+    index: int | None  # the matched label's number
 
 
 def yes_no(text: str) -> str | None:
@@ -123,20 +119,20 @@ def _stage1(record: dict, n: int, prediction: str) -> Request:
     if record["task"] == "AQA":
         prompt = render("judge_aqa", question=record["question"], label=record["answer"],
                          prediction=prediction)  # fmt: skip
-        schema = _VERDICT
+        answer = Verdict
     else:
         labels = "\n".join(f"({i}) {t}" for i, t in enumerate(_labels(record), 1))
         prompt = render("judge_labels", labels=labels, prediction=prediction)
-        schema = _MATCH
+        answer = Match
     messages = [{"role": "user", "content": prompt}]
-    return Request(record["id"], f"judge:1:{n}", messages, schema, "judge", _verdict_from_text)
+    return Request(record["id"], f"judge:1:{n}", messages, answer, "judge", _verdict_from_text)
 
 
 def _stage2(record: dict, n: int, prediction: str, evidence: list[str]) -> Request:
     listed = "\n".join(f"({i}) {p}" for i, p in enumerate(evidence, 1)) or "(none)"
     prompt = render("judge_evidence", evidence=listed, prediction=prediction)
     messages = [{"role": "user", "content": prompt}]
-    return Request(record["id"], f"judge:2:{n}", messages, _VERDICT, "judge", _verdict_from_text)
+    return Request(record["id"], f"judge:2:{n}", messages, Verdict, "judge", _verdict_from_text)
 
 
 def score(

@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 
 from gdelt_forecast.config import Config
-from gdelt_forecast.llm import Request, Result, parse_numbered, run
+from gdelt_forecast.llm import Answer, Request, Result, parse_numbered, run
 from gdelt_forecast.timelines import text_key
 from gdelt_forecast.timelines.complex_events import ComplexEvent
 
@@ -32,25 +32,23 @@ PROMPT_VERSION = "openforecast-v1"
 PROMPTS = Path(__file__).parent / "prompts" / PROMPT_VERSION
 _DATE = re.compile(r"\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?")
 _ARGUMENTS = ("subject", "event_type", "object", "location")
-_NULLABLE = {"type": ["string", "null"]}
-EVENTS = {
-    "type": "object",
-    "properties": {"events": {"type": "array", "items": {
-        "type": "object",
-        "properties": {"date": _NULLABLE, "text": {"type": "string"},
-                       **{a: _NULLABLE for a in _ARGUMENTS}},
-        "required": ["date", "text", *_ARGUMENTS],
-        "additionalProperties": False,
-    }}},
-    "required": ["events"],
-    "additionalProperties": False,
-}  # fmt: skip
-ORDER = {
-    "type": "object",
-    "properties": {"order": {"type": "array", "items": {"type": "integer"}}},
-    "required": ["order"],
-    "additionalProperties": False,
-}
+
+
+class Event(Answer):
+    date: str | None
+    text: str
+    subject: str | None
+    event_type: str | None
+    object: str | None
+    location: str | None
+
+
+class Events(Answer):
+    events: list[Event]
+
+
+class Order(Answer):
+    order: list[int]
 
 
 def _prompt(name: str, **fields: str) -> str:
@@ -71,9 +69,11 @@ def _order_from_list(text: str) -> dict:
     return {"order": [int(n) for n in re.findall(r"\d+", " ".join(parse_numbered(text)))]}
 
 
-def _request(event: ComplexEvent, step: str, prompt: str, schema: dict, fallback) -> Request:
+def _request(
+    event: ComplexEvent, step: str, prompt: str, answer: type[Answer], fallback
+) -> Request:
     messages = [{"role": "user", "content": prompt}]
-    return Request(event.complex_event_id, step, messages, schema, step.split(":")[0], fallback)
+    return Request(event.complex_event_id, step, messages, answer, step.split(":")[0], fallback)
 
 
 def _atoms(answer: dict, doc_id: str) -> list[dict]:
@@ -119,17 +119,17 @@ def _fields(doc: dict) -> dict[str, str]:
 
 def extract_request(event: ComplexEvent) -> Request:
     prompt = _prompt("extract", **_fields(event.documents[0]))
-    return _request(event, "extract", prompt, EVENTS, _events_from_list)
+    return _request(event, "extract", prompt, Events, _events_from_list)
 
 
 def complement_request(event: ComplexEvent, n: int, atoms: list[dict]) -> Request:
     prompt = _prompt("complement", timeline=listed(atoms), **_fields(event.documents[n]))
-    return _request(event, f"complement:{n}", prompt, EVENTS, _events_from_list)
+    return _request(event, f"complement:{n}", prompt, Events, _events_from_list)
 
 
 def adjust_request(event: ComplexEvent, atoms: list[dict]) -> Request:
     prompt = _prompt("adjust", timeline=listed(atoms), **_fields(event.documents[-1]))
-    return _request(event, "adjust", prompt, ORDER, _order_from_list)
+    return _request(event, "adjust", prompt, Order, _order_from_list)
 
 
 def timelines(cfg: Config, events: list[ComplexEvent]) -> tuple[dict[str, list], list[Result]]:

@@ -14,16 +14,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from gdelt_forecast.config import Config, load_config
-from gdelt_forecast.llm import Request
+from gdelt_forecast.llm import Answer, Request
 
 MODEL = "scripted-model"
 USAGE = {"prompt_tokens": 10, "completion_tokens": 5}  # per answered attempt
-SCHEMA = {
-    "type": "object",
-    "properties": {"events": {"type": "array", "items": {"type": "string"}}},
-    "required": ["events"],
-    "additionalProperties": False,
-}
+
+
+class Texts(Answer):  # the tests' answer: a list of event texts
+    events: list[str]
 
 
 def answer(content: str | dict, delay: float = 0.0) -> dict[str, Any]:
@@ -45,7 +43,7 @@ def request(prompt: str, key: str = "ce1", step: str = "extract", fallback=None)
         {"role": "system", "content": "You are an event timeline assistant."},
         {"role": "user", "content": prompt},
     ]
-    return Request(key, step, messages, SCHEMA, "timeline", fallback)
+    return Request(key, step, messages, Texts, "timeline", fallback)
 
 
 class ScriptedServer:

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 from gdelt_forecast.files import FILE_MODE
 from gdelt_forecast.llm import CALLS_SCHEMA, Request, run, summarize, write_calls
 from tests.llm import resume_batch
-from tests.llm.scripted import MODEL, SCHEMA, answer, error, llm_config, request, valid
+from tests.llm.scripted import MODEL, Texts, answer, error, llm_config, request, valid
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -36,7 +36,7 @@ def test_concurrency_limit_is_reached_and_never_passed(server, tmp_path):
 def test_requests_are_sent_grouped_by_prefix(server, tmp_path):
     def asked(system, prompt):
         messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
-        return Request("k", "s", messages, SCHEMA)
+        return Request("k", "s", messages, Texts)
 
     batch = [asked("B", "x"), asked("A", "z"), asked("B", "w"), asked("A", "y")]
     run(llm_config(server, tmp_path, "llm.max_concurrency=1"), batch)

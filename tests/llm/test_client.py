@@ -9,7 +9,6 @@ from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm import parse_numbered, run
 from tests.llm.scripted import (
     MODEL,
-    SCHEMA,
     ScriptedServer,
     answer,
     error,
@@ -38,7 +37,19 @@ def test_valid_answer_with_the_request_as_asked(server, tmp_path, monkeypatch):
     assert sent["authorization"] == "Bearer secret"
     assert sent["response_format"] == {
         "type": "json_schema",
-        "json_schema": {"name": "timeline", "schema": SCHEMA, "strict": True},
+        "json_schema": {
+            "name": "timeline",
+            "strict": True,
+            "schema": {
+                "type": "object",
+                "title": "Texts",
+                "additionalProperties": False,
+                "properties": {
+                    "events": {"type": "array", "items": {"type": "string"}, "title": "Events"}
+                },
+                "required": ["events"],
+            },
+        },  # fmt: skip
     }
     assert (sent["model"], sent["temperature"], sent["max_tokens"]) == (MODEL, 0.0, 1024)
     assert "seed" not in sent
@@ -93,7 +104,9 @@ def test_without_a_fallback_an_invalid_answer_fails(server, tmp_path):
 def test_fallback_answer_is_held_to_the_schema(server, tmp_path):
     server.script["p"] = [answer("1. a")]
     result = ask(server, tmp_path, "p", fallback=lambda text: {"items": parse_numbered(text)})
-    assert result.status == "failed" and result.error.endswith("fallback: $: missing events")
+    assert result.status == "failed" and result.error.endswith(
+        "fallback: $.events: Field required; $.items: Extra inputs are not permitted"
+    )
 
 
 def test_500_then_ok_counts_only_answered_tokens(server, tmp_path):
