@@ -177,6 +177,16 @@ def build_parser() -> argparse.ArgumentParser:
     base.add_argument("--split", choices=["test", "subset"], default="test")
     base.add_argument("--json", action="store_true", help="print the summary as JSON")
 
+    air = stages.add_parser("airflow", help="Airflow set-up: `airflow init`")
+    air_actions = air.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    air_actions.add_parser(
+        "init",
+        parents=[common],
+        help="migrate Airflow's database and create the pools the DAGs run in",
+        description="Run `airflow db migrate`, then `airflow pools set` for every pool the "
+        "DAGs use (gdelt_forecast/airflow_pools.py). Safe to run again.",
+    )
+
     art = stages.add_parser("articles", help="news articles: fetch, process, explain")
     actions = art.add_subparsers(dest="action", required=True, parser_class=_Parser)
     for name, help_text in [
@@ -324,6 +334,14 @@ def _evaluate(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def _airflow(args: argparse.Namespace, cfg: Config) -> int:
+    from gdelt_forecast.airflow_pools import init
+
+    for line in init():
+        print(line)
+    return 0
+
+
 def _release(args: argparse.Namespace, cfg: Config) -> int:
     if args.action == "verify":
         return _verify(args.release_dir, cfg)
@@ -391,6 +409,7 @@ STAGES = {
     "evaluate-tasks": _evaluate_tasks,
     "release": _release,
     "baseline": _baseline,
+    "airflow": _airflow,
 }
 
 

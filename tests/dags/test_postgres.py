@@ -12,6 +12,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -83,9 +84,10 @@ def test_dags_run_on_a_postgres_metadata_database(postgres, tmp_path):
         assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
         return done
 
-    airflow("db", "migrate")
+    init = subprocess.run([sys.executable, "-m", "gdelt_forecast.cli", "airflow", "init"],
+                          env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert init.returncode == 0, init.stderr[-3000:]
     assert "postgresql" in airflow("config", "get-value", "database", "sql_alchemy_conn").stdout
-    airflow("pools", "set", "warehouse_writer", "1", "one writer to warehouse.duckdb")
     cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
     conf = {"month": "2025-08", "data_root": str(cfg.data_root),
             "config": str(REPO / "configs/demo.yaml")}  # fmt: skip

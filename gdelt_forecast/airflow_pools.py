@@ -1,0 +1,48 @@
+"""The Airflow pools the DAGs run in, defined once, and ``gdelt-forecast airflow init``, which
+migrates Airflow's database and creates them (the tests and ``docker/compose.yaml`` use it).
+
+A task whose pool does not exist waits in ``scheduled`` for ever, with nothing but a
+scheduler warning to say why, so the pools are made by the one command the README names.
+The DAG files name their pools as strings (importing this package while Airflow parses them
+would make parsing heavy); ``tests/dags`` keeps them within ``POOLS``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from gdelt_forecast.errors import StageError
+
+POOLS = {  # name -> (slots, description)
+    "warehouse_writer": (1, "one writer to warehouse.duckdb"),
+    "article_fetch": (1, "one day's fetching at a time"),
+    "llm_server": (1, "one month's LLM work at a time"),
+}
+
+
+def airflow_command() -> str:
+    """The ``airflow`` executable beside this interpreter, else on the PATH."""
+    beside = Path(sys.executable).with_name("airflow")
+    found = str(beside) if beside.exists() else shutil.which("airflow")
+    if found is None:
+        raise StageError("the airflow command is not installed: pip install "
+                         "'gdelt-forecast[airflow]'")  # fmt: skip
+    return found
+
+
+def init() -> list[str]:
+    """Migrate Airflow's database and create (or reset) every pool; one line per step."""
+    airflow = airflow_command()
+    steps = [["db", "migrate"]]
+    steps += [["pools", "set", name, str(slots), text] for name, (slots, text) in POOLS.items()]
+    done = []
+    for step in steps:
+        run = subprocess.run([airflow, *step], capture_output=True, text=True)
+        if run.returncode != 0:
+            last = (run.stderr.strip().splitlines() or ["no message"])[-1]
+            raise StageError(f"airflow {' '.join(step[:3])} failed: {last}")
+        done.append(f"airflow {' '.join(step[:4])}: done")
+    return done
