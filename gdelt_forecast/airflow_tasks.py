@@ -23,6 +23,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from gdelt_forecast.config import Config, ConfigError, from_dag_params
+from gdelt_forecast.dates import days, month_range
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.locks import partition_lock
 from gdelt_forecast.objectstore import listed, run, staged
@@ -62,9 +63,9 @@ def fail_fast(cfg: Config | None = None) -> Iterator[None]:
 def _network_errors() -> tuple[type[StageError], ...]:
     """The StageErrors a network failure raises (after the stage's own retries): a server
     or bucket that is down may be up at the next try, so Airflow retries these."""
+    from gdelt_forecast.embeddings import EmbeddingError
     from gdelt_forecast.gdelt.masterfile import MasterfileError
     from gdelt_forecast.objectstore import StorageError
-    from gdelt_forecast.release.embed import EmbeddingError
 
     return MasterfileError, EmbeddingError, StorageError
 
@@ -123,11 +124,7 @@ def requested_days(asset: Any) -> list[str]:
         first, last = _day(params["start_date"]), _day(params["end_date"] or params["start_date"])
         if last < first:
             raise ParamError(f"end_date {last} is before start_date {first}")
-    return _iso_days(first, last)
-
-
-def _iso_days(first: date, last: date) -> list[str]:
-    return [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
+    return [day.isoformat() for day in days(first, last)]
 
 
 def run_month() -> str:
@@ -145,20 +142,19 @@ def month_days() -> list[str]:
     A month without any fails, and so does one missing some unless the ``partial`` param
     is true (then the missing days are logged and left out)."""
     from gdelt_forecast.events.normalize import NormalizeError
-    from gdelt_forecast.testset.build import month_range
 
     cfg, month = run_config(), run_month()
     bronze = f"{cfg.data_root}/bronze/events"
     with fail_fast(cfg):
         first, last = month_range(month)
-        days = _iso_days(first, last)
-        present = [day for day in days if listed(cfg, f"bronze/events/date={day}")]
-        missing = [day for day in days if day not in present]
+        wanted = [day.isoformat() for day in days(first, last)]
+        present = [day for day in wanted if listed(cfg, f"bronze/events/date={day}")]
+        missing = [day for day in wanted if day not in present]
         if not present:
             raise NormalizeError(f"no bronze events for any day of {month} under {bronze}")
         if missing and not _context()["params"].get("partial"):
             raise NormalizeError(
-                f"no bronze events for {len(missing)} of the {len(days)} days of {month} under "
+                f"no bronze events for {len(missing)} of the {len(wanted)} days of {month} under "
                 f"{bronze} ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}): "
                 "ingest them, or set the param partial to true to use the days there are"
             )

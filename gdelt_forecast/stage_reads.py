@@ -11,22 +11,19 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
 
+from gdelt_forecast import dates
 from gdelt_forecast.config import Config
 
 LEDGER = "bronze/slots.parquet"
 LLM_CACHE = "llm_cache"
 
 
-def _days(first: date, last: date) -> list[str]:
-    return [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
-
-
 def _normalize(cfg: Config, first: date, last: date) -> list[str]:
     """The days' bronze, and the events of the URL look-back window before them."""
     earliest = first - timedelta(days=cfg.events.url_lookback_days)
     return [
-        *(f"bronze/events/date={d}" for d in _days(earliest, last)),
-        *(f"bronze/mentions/date={d}" for d in _days(first, last)),
+        *(f"bronze/events/date={d}" for d in dates.days(earliest, last)),
+        *(f"bronze/mentions/date={d}" for d in dates.days(first, last)),
     ]
 
 

@@ -21,11 +21,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 
 import pyarrow as pa
 
+from gdelt_forecast import dates
 from gdelt_forecast.articles import obelics
 from gdelt_forecast.articles.extract import extract
 from gdelt_forecast.articles.ledger import read_ledger
@@ -227,8 +228,7 @@ def _write(cfg: Config, first: date, last: date, results: Iterable[tuple]) -> No
         for e in excluded:
             exclusions[e["date"]].append(e)
     root = articles_root(cfg.data_root)
-    for offset in range((last - first).days + 1):
-        day = first + timedelta(days=offset)
+    for day in dates.days(first, last):
         part = f"date={day.isoformat()}/part-0.parquet"
         day_docs = sorted(docs[day], key=lambda r: (r["url"], r["doc_id"]))
         day_ex = sorted(exclusions[day], key=lambda r: (r["url"], r["level"], r["paragraph"] or -1))

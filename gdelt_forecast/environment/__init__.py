@@ -63,12 +63,12 @@ def open_environment(
 
 
 def _embedder(model: str, cfg: Config | None):
-    from gdelt_forecast.release import embed
+    from gdelt_forecast import embeddings
 
-    if model == embed.LOCAL_MODEL:  # the defaults embed locally
-        return lambda texts: embed.embed(Config(), texts)
+    if model == embeddings.LOCAL_MODEL:  # the defaults embed locally
+        return lambda texts: embeddings.embed(Config(), texts)
     if cfg is not None and cfg.release.embedding_url and cfg.release.embedding_model == model:
-        return lambda texts: embed.embed(cfg, texts)
+        return lambda texts: embeddings.embed(cfg, texts)
 
     def unavailable(texts):
         raise EnvironmentSetupError(

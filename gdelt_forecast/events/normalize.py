@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
-from gdelt_forecast import duck
+from gdelt_forecast import dates, duck
 from gdelt_forecast.config import Config
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.gdelt.schema import MENTIONS
@@ -61,10 +61,6 @@ class Summary(StageSummary):
         )
 
 
-def _days(first: date, last: date) -> list[date]:
-    return [first + timedelta(days=i) for i in range((last - first).days + 1)]
-
-
 def _partition_files(root: Path, days: list[date]) -> tuple[list[Path], list[date]]:
     files, missing = [], []
     for day in days:
@@ -77,14 +73,14 @@ def _partition_files(root: Path, days: list[date]) -> tuple[list[Path], list[dat
 
 def _views(con, cfg: Config, first: date, last: date) -> None:
     bronze = cfg.data_root / "bronze"
-    window = _days(first - timedelta(days=cfg.events.url_lookback_days), first - timedelta(1))
-    events, missing = _partition_files(bronze / "events", _days(first, last))
+    window = dates.days(first - timedelta(days=cfg.events.url_lookback_days), first - timedelta(1))
+    events, missing = _partition_files(bronze / "events", dates.days(first, last))
     if missing:
         raise NormalizeError(
             f"no bronze events for {', '.join(d.isoformat() for d in missing)}: ingest them first"
         )
     earlier, _ = _partition_files(bronze / "events", window)
-    mentions, no_mentions = _partition_files(bronze / "mentions", _days(first, last))
+    mentions, no_mentions = _partition_files(bronze / "mentions", dates.days(first, last))
     if no_mentions and cfg.events.mentions_metric == "distinct_sources":
         raise NormalizeError(
             f"no bronze mentions for {', '.join(d.isoformat() for d in no_mentions)}: "
@@ -156,7 +152,7 @@ def _replace(con, query: str, params: dict, dest: Path) -> None:
 def normalize(cfg: Config, first: date, last: date) -> Summary:
     """Normalize the days [first, last] and write their silver events and funnel."""
     t0 = time.monotonic()
-    days = _days(first, last)
+    days = dates.days(first, last)
     with duck.connect(cfg) as con:
         _views(con, cfg, first, last)
         _apply_rules(con, cfg, first, last)

@@ -32,6 +32,7 @@ from gdelt_forecast.baselines import METHODS as BASELINES
 from gdelt_forecast.baselines import SPLITS as BASELINE_SPLITS
 from gdelt_forecast.baselines import run_baselines
 from gdelt_forecast.config import Config
+from gdelt_forecast.dates import month_range
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.files import temporary_folder
 from gdelt_forecast.locks import month_lock
@@ -46,7 +47,7 @@ from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.tasks.build import build_tasks
 from gdelt_forecast.tasks.cut import SPLITS
 from gdelt_forecast.testset import mirai_compat
-from gdelt_forecast.testset.build import build_testset, month_range
+from gdelt_forecast.testset.build import build_testset
 from gdelt_forecast.testset.evaluate import LEVELS
 from gdelt_forecast.timelines.build import build_timelines
 from gdelt_forecast.warehouse.build import open_read_only

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.embeddings import embed, model_name
 from gdelt_forecast.reference import tables
-from gdelt_forecast.release.embed import embed, model_name
 from gdelt_forecast.release.manifest import write_json
 
 

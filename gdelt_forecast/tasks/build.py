@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.dates import month_range
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm import summarize, write_calls
 from gdelt_forecast.locks import month_lock
@@ -28,7 +29,6 @@ from gdelt_forecast.reference import tables
 from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.tasks import TASKS, extractive, generated, leakage, records
 from gdelt_forecast.tasks.cut import SPLITS, cuts, split_of
-from gdelt_forecast.testset.build import month_range
 
 
 class TasksError(StageError):

@@ -27,9 +27,9 @@ from pathlib import Path
 import pyarrow.dataset as ds
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.embeddings import model_name
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm import summarize
-from gdelt_forecast.release.embed import model_name
 from gdelt_forecast.release.manifest import MANIFEST
 from gdelt_forecast.tasks import TASKS, lrae
 from gdelt_forecast.testset.evaluate import load_predictions

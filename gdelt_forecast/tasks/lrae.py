@@ -30,8 +30,8 @@ from typing import Literal
 import numpy as np
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.embeddings import embed
 from gdelt_forecast.llm import Answer, Request, Result, parse_numbered, run
-from gdelt_forecast.release.embed import embed
 from gdelt_forecast.tasks.generated import render
 
 EVIDENCE_K = 5  # paragraphs per prediction, as in the paper

@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from gdelt_forecast import duck
 from gdelt_forecast.config import Config
+from gdelt_forecast.dates import month_range
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.locks import month_lock
 from gdelt_forecast.parquet_io import write_parquet
@@ -88,15 +89,6 @@ class Summary(StageSummary):
             f"x horizons {self.horizons} = {self.rows:,} rows, subset {self.subset}; {cv} "
             f"({self.seconds:.1f} s)"
         )
-
-
-def month_range(month: str) -> tuple[date, date]:
-    try:
-        first = date.fromisoformat(f"{month}-01")
-    except ValueError:
-        raise TestsetError(f"month {month!r} is not YYYY-MM") from None
-    following = (first.replace(day=28) + timedelta(days=4)).replace(day=1)
-    return first, following - timedelta(days=1)
 
 
 def answer_dict(answer_list: list[str]) -> dict[str, list[str]]:

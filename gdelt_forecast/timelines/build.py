@@ -22,13 +22,13 @@ import pyarrow as pa
 
 from gdelt_forecast import duck
 from gdelt_forecast.config import Config
+from gdelt_forecast.dates import month_range
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm import summarize, write_calls
 from gdelt_forecast.locks import month_lock
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.progress import progress
 from gdelt_forecast.summary import StageSummary
-from gdelt_forecast.testset.build import month_range
 from gdelt_forecast.timelines import extractive, sound, written
 from gdelt_forecast.timelines.complex_events import group
 from gdelt_forecast.warehouse.build import open_read_only, warehouse_path

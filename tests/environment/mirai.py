@@ -23,7 +23,7 @@ def import_mirai(release: Path, repo: Path, end_date: str, folder: Path,
     import pandas as pd
 
     from gdelt_forecast.config import Config
-    from gdelt_forecast.release.embed import embed
+    from gdelt_forecast.embeddings import embed
 
     data = folder / "data"
     data.mkdir()

@@ -11,8 +11,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from gdelt_forecast.config import load_config
+from gdelt_forecast.dates import MonthError, month_range
 from gdelt_forecast.reference import tables
-from gdelt_forecast.testset.build import TestsetError, answer_dict, build_testset, month_range
+from gdelt_forecast.testset.build import TestsetError, answer_dict, build_testset
 from gdelt_forecast.testset.mirai_compat import write_database
 from gdelt_forecast.testset.subset import Item, balance, balanced_subset
 
@@ -141,7 +142,7 @@ def test_answer_dict_and_months():
     assert answer_dict(["042", "036", "043"]) == {"03": ["036"], "04": ["042", "043"]}
     assert month_range("2024-02") == (date(2024, 2, 1), date(2024, 2, 29))
     assert month_range("2023-12") == (date(2023, 12, 1), date(2023, 12, 31))
-    with pytest.raises(TestsetError, match="not YYYY-MM"):
+    with pytest.raises(MonthError, match="not YYYY-MM"):
         month_range("2023-13")
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gdelt_forecast.config import load_config
-from gdelt_forecast.release.embed import EmbeddingError, embed, model_name
+from gdelt_forecast.embeddings import EmbeddingError, embed, model_name
 
 
 @pytest.fixture

