@@ -29,6 +29,8 @@ from datetime import UTC, datetime, timedelta
 
 from airflow.sdk import Asset, Param, dag, task
 
+from gdelt_forecast.dag_params import RUN
+
 BRONZE_DAY = Asset("gdelt_bronze_day")
 
 
@@ -39,9 +41,7 @@ BRONZE_DAY = Asset("gdelt_bronze_day")
     catchup=False,
     max_active_runs=1,
     params={
-        "config": Param(None, type=["null", "string"], description="YAML config file"),
-        "data_root": Param(None, type=["null", "string"], description="data root override"),
-        "set": Param([], type="array", description="section.key=value overrides"),
+        **RUN,
         "start_date": Param(None, type=["null", "string"], format="date"),
         "end_date": Param(None, type=["null", "string"], format="date"),
     },

@@ -23,6 +23,8 @@ from datetime import UTC, datetime, timedelta
 
 from airflow.sdk import CronTriggerTimetable, Param, dag, task
 
+from gdelt_forecast.dag_params import MONTH, RUN
+
 
 @dag(
     dag_id="build_testset",
@@ -31,15 +33,13 @@ from airflow.sdk import CronTriggerTimetable, Param, dag, task
     catchup=False,
     max_active_runs=4,
     params={
-        "month": Param(None, type=["null", "string"], pattern=r"^\d{4}-(0[1-9]|1[0-2])$"),
+        **MONTH,
         "horizons": Param(
             None, type=["null", "array"], items={"type": "integer", "minimum": 1}, minItems=1
         ),
         "subset_size": Param(None, type=["null", "integer"], minimum=1),
         "seed": Param(None, type=["null", "integer"]),
-        "config": Param(None, type=["null", "string"], description="YAML config file"),
-        "data_root": Param(None, type=["null", "string"], description="data root override"),
-        "set": Param([], type="array", description="section.key=value overrides"),
+        **RUN,
     },
     default_args={"retries": 1, "retry_delay": timedelta(minutes=5)},
     doc_md=__doc__,

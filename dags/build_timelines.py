@@ -20,6 +20,8 @@ from datetime import UTC, datetime, timedelta
 
 from airflow.sdk import CronTriggerTimetable, Param, dag, task
 
+from gdelt_forecast.dag_params import MONTH, RUN
+
 
 @dag(
     dag_id="build_timelines",
@@ -28,11 +30,9 @@ from airflow.sdk import CronTriggerTimetable, Param, dag, task
     catchup=False,
     max_active_runs=4,
     params={
-        "month": Param(None, type=["null", "string"], pattern=r"^\d{4}-(0[1-9]|1[0-2])$"),
+        **MONTH,
         "method": Param(None, type=["null", "string"], enum=[None, "extractive", "llm"]),
-        "config": Param(None, type=["null", "string"], description="YAML config file"),
-        "data_root": Param(None, type=["null", "string"], description="data root override"),
-        "set": Param([], type="array", description="section.key=value overrides"),
+        **RUN,
     },
     default_args={"retries": 1, "retry_delay": timedelta(minutes=5)},
     doc_md=__doc__,

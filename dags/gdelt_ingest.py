@@ -27,14 +27,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from airflow.sdk import Asset, CronDataIntervalTimetable, Param, dag, task
+from airflow.sdk import Asset, CronDataIntervalTimetable, dag, task
+
+from gdelt_forecast.dag_params import RUN
 
 BRONZE_DAY = Asset("gdelt_bronze_day")
-PARAMS = {
-    "config": Param(None, type=["null", "string"], description="YAML config file"),
-    "data_root": Param(None, type=["null", "string"], description="data root override"),
-    "set": Param([], type="array", description="section.key=value overrides"),
-}
 RETRY = {
     "retry_delay": timedelta(minutes=1),
     "retry_exponential_backoff": 2.0,
@@ -48,7 +45,7 @@ RETRY = {
     start_date=datetime(2015, 2, 18, 23, 0, tzinfo=UTC),
     catchup=False,
     max_active_runs=4,
-    params=PARAMS,
+    params=RUN,
     doc_md=__doc__,
     tags=["gdelt", "ingest"],
 )

@@ -22,6 +22,8 @@ from datetime import UTC, datetime, timedelta
 
 from airflow.sdk import CronTriggerTimetable, Param, dag, task
 
+from gdelt_forecast.dag_params import MONTH, RUN
+
 
 @dag(
     dag_id="monthly_refresh",
@@ -30,13 +32,11 @@ from airflow.sdk import CronTriggerTimetable, Param, dag, task
     catchup=False,
     max_active_runs=4,
     params={
-        "month": Param(None, type=["null", "string"], pattern=r"^\d{4}-(0[1-9]|1[0-2])$"),
+        **MONTH,
         "version": Param(None, type=["null", "string"], pattern=r"^[0-9A-Za-z][0-9A-Za-z._-]*$"),
         "history_start": Param(None, type=["null", "string"], format="date"),
         "partial": Param(False, type="boolean", description="leave out days without bronze"),
-        "config": Param(None, type=["null", "string"], description="YAML config file"),
-        "data_root": Param(None, type=["null", "string"], description="data root override"),
-        "set": Param([], type="array", description="section.key=value overrides"),
+        **RUN,
     },
     default_args={"retries": 2, "retry_delay": timedelta(minutes=2)},
     doc_md=__doc__,

@@ -27,7 +27,7 @@ def test_dag_parses_and_listens_to_the_ingest_asset(airflow_env):
                             for t in ("update_warehouse", "add_news", "fetch_day")),
             "listens": str(build.timetable.asset_condition),
             "emits": [a.name for a in ingest.task_dict["mark_day"].outlets],
-            "pipeline_loaded": sorted(m for m in sys.modules if m.startswith("gdelt_forecast")),
+            "loaded": sorted(m for m in sys.modules if m.startswith("gdelt_forecast")),
         }))
         """,
         airflow_env,
@@ -41,7 +41,7 @@ def test_dag_parses_and_listens_to_the_ingest_asset(airflow_env):
     assert info["pools"] == ["article_fetch", "warehouse_writer", "warehouse_writer"]
     assert info["emits"] == ["gdelt_bronze_day"]
     assert "name='gdelt_bronze_day'" in info["listens"]
-    assert info["pipeline_loaded"] == []
+    assert info["loaded"] == ["gdelt_forecast", "gdelt_forecast.dag_params"]  # only the params
 
 
 def test_manual_run_builds_events_and_news_from_an_archive(airflow_env, tmp_path):

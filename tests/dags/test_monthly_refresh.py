@@ -23,7 +23,7 @@ def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
             "params": sorted(dag.params),
             "schedule": dag.timetable.expression,
             "doc": dag.doc_md.strip().splitlines()[0],
-            "pipeline_loaded": sorted(m for m in sys.modules if m.startswith("gdelt_forecast")),
+            "loaded": sorted(m for m in sys.modules if m.startswith("gdelt_forecast")),
         }))
         """,
         airflow_env,
@@ -43,7 +43,7 @@ def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
     ]  # fmt: skip
     assert info["schedule"] == "0 6 2 * *"
     assert info["doc"] == "### Monthly refresh: from bronze to a release"
-    assert info["pipeline_loaded"] == []
+    assert info["loaded"] == ["gdelt_forecast", "gdelt_forecast.dag_params"]  # only the params
 
 
 def test_bad_params_are_refused(airflow_env, tmp_path):
