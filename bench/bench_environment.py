@@ -50,8 +50,14 @@ BATCH_S = 0.001
 def release_path(workdir: Path, rebuild: bool) -> Path:
     releases = workdir / "release" / "releases"
     if rebuild or not (releases / "LATEST").exists():
-        cmd = [sys.executable, str(REPO / "bench/bench_release.py"), "--repeat", "2",
-               "--workdir", str(workdir)]  # fmt: skip
+        cmd = [
+            sys.executable,
+            str(REPO / "bench/bench_release.py"),
+            "--repeat",
+            "2",
+            "--workdir",
+            str(workdir),
+        ]
         # Its own targets are its business (bench_release.py); a release is what counts here.
         subprocess.run(cmd, stdout=subprocess.DEVNULL)
     return releases / (releases / "LATEST").read_text().strip()
@@ -73,37 +79,76 @@ def _busiest_pair(release: Path) -> tuple[str, str]:
 def _calls(api, t, pair: tuple[str, str]) -> list[tuple[str, bool, object]]:
     """(name, needs embeddings, zero-argument callable) for each function, typical args."""
     last = CUTOFF - timedelta(days=1)
-    days = t.DateRange(start_date=t.Date((last - timedelta(days=29)).isoformat()),
-                       end_date=t.Date(last.isoformat()))  # fmt: skip
+    days = t.DateRange(
+        start_date=t.Date((last - timedelta(days=29)).isoformat()),
+        end_date=t.Date(last.isoformat()),
+    )
     head, tail = [t.ISOCode(pair[0])], [t.ISOCode(pair[1])]
     rel = [t.CAMEOCode("04")]
     title = api.get_news_articles(date_range=days, head_entities=head)[0]
     return [
-        ("count_events", False, lambda: api.count_events(date_range=days, head_entities=head,
-                                                         relations=list(rel))),
-        ("get_events", False, lambda: api.get_events(date_range=days, head_entities=head,
-                                                     tail_entities=tail)),
-        ("get_events(text)", False, lambda: api.get_events(
-            date_range=days, head_entities=head, text_description="trade agreement talks")),
-        ("get_entity_distribution", False, lambda: api.get_entity_distribution(
-            date_range=days, involved_relations=list(rel), interacted_entities=head)),
-        ("get_relation_distribution", False, lambda: api.get_relation_distribution(
-            date_range=days, head_entities=head, tail_entities=tail)),
-        ("count_news_articles", False, lambda: api.count_news_articles(
-            date_range=days, head_entities=head, keywords=["trade"])),
-        ("get_news_articles", False, lambda: api.get_news_articles(
-            date_range=days, head_entities=head, tail_entities=tail)),
-        ("get_news_articles(text)", False, lambda: api.get_news_articles(
-            date_range=days, head_entities=head, text_description="trade agreement talks")),
+        (
+            "count_events",
+            False,
+            lambda: api.count_events(date_range=days, head_entities=head, relations=list(rel)),
+        ),
+        (
+            "get_events",
+            False,
+            lambda: api.get_events(date_range=days, head_entities=head, tail_entities=tail),
+        ),
+        (
+            "get_events(text)",
+            False,
+            lambda: api.get_events(
+                date_range=days, head_entities=head, text_description="trade agreement talks"
+            ),
+        ),
+        (
+            "get_entity_distribution",
+            False,
+            lambda: api.get_entity_distribution(
+                date_range=days, involved_relations=list(rel), interacted_entities=head
+            ),
+        ),
+        (
+            "get_relation_distribution",
+            False,
+            lambda: api.get_relation_distribution(
+                date_range=days, head_entities=head, tail_entities=tail
+            ),
+        ),
+        (
+            "count_news_articles",
+            False,
+            lambda: api.count_news_articles(
+                date_range=days, head_entities=head, keywords=["trade"]
+            ),
+        ),
+        (
+            "get_news_articles",
+            False,
+            lambda: api.get_news_articles(date_range=days, head_entities=head, tail_entities=tail),
+        ),
+        (
+            "get_news_articles(text)",
+            False,
+            lambda: api.get_news_articles(
+                date_range=days, head_entities=head, text_description="trade agreement talks"
+            ),
+        ),
         ("browse_news_article", False, lambda: api.browse_news_article(*title)),
         ("map_iso_to_country_name", False, lambda: api.map_iso_to_country_name(head[0])),
         ("map_cameo_to_relation", False, lambda: api.map_cameo_to_relation(t.CAMEOCode("042"))),
         ("get_child_relations", False, lambda: api.get_child_relations(t.CAMEOCode("04"))),
         ("get_sibling_relations", False, lambda: api.get_sibling_relations(t.CAMEOCode("042"))),
         ("map_country_name_to_iso(fuzzy)", True, lambda: api.map_country_name_to_iso("Korea")),
-        ("map_relation_description_to_cameo(fuzzy)", True,
-         lambda: api.map_relation_description_to_cameo("Fight with guns")),
-    ]  # fmt: skip
+        (
+            "map_relation_description_to_cameo(fuzzy)",
+            True,
+            lambda: api.map_relation_description_to_cameo("Fight with guns"),
+        ),
+    ]
 
 
 def worker(side: str, release: Path, repo: Path | None, calls: int) -> dict:
@@ -114,9 +159,12 @@ def worker(side: str, release: Path, repo: Path | None, calls: int) -> dict:
         from gdelt_forecast.environment import open_environment
 
         api = open_environment(release, CUTOFF)
-        types_ns = types.SimpleNamespace(Date=api_types.Date, DateRange=api_types.DateRange,
-                                         ISOCode=api_types.ISOCode,
-                                         CAMEOCode=api_types.CAMEOCode)  # fmt: skip
+        types_ns = types.SimpleNamespace(
+            Date=api_types.Date,
+            DateRange=api_types.DateRange,
+            ISOCode=api_types.ISOCode,
+            CAMEOCode=api_types.CAMEOCode,
+        )
     else:
         import tempfile
 
@@ -150,8 +198,11 @@ def worker(side: str, release: Path, repo: Path | None, calls: int) -> dict:
                 times.append((time.perf_counter() - t) / batch)
             times.sort()
             p95 = times[min(len(times) - 1, int(0.95 * len(times)))]
-            result["calls"][name] = {"n": len(times), "p50_ms": 1000 * statistics.median(times),
-                                     "p95_ms": 1000 * p95}  # fmt: skip
+            result["calls"][name] = {
+                "n": len(times),
+                "p50_ms": 1000 * statistics.median(times),
+                "p95_ms": 1000 * p95,
+            }
         if not phase_fuzzy:
             result["peak_rss_data_mib"] = _rss_mib()
     result["peak_rss_all_mib"] = _rss_mib()
@@ -164,10 +215,19 @@ def _ms(value: float, width: int) -> str:
 
 
 def run_side(side: str, release: Path, repo: Path | None, calls: int) -> dict:
-    cmd = [sys.executable, __file__, "--worker", side, "--release", str(release),
-           "--calls", str(calls)] + (["--mirai", str(repo)] if repo else [])  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True,
-                          env={**os.environ, "HF_HUB_OFFLINE": "1"})  # fmt: skip
+    cmd = [
+        sys.executable,
+        __file__,
+        "--worker",
+        side,
+        "--release",
+        str(release),
+        "--calls",
+        str(calls),
+    ] + (["--mirai", str(repo)] if repo else [])
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"}
+    )
     if proc.returncode:
         sys.exit(f"{side} failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.splitlines()[-1])
@@ -188,8 +248,10 @@ def main() -> int:
     release = release_path(args.workdir.resolve(), args.rebuild)
     ours = run_side("ours", release, None, args.calls)
     theirs = run_side("mirai", release, args.mirai, args.calls) if args.mirai else None
-    print(f"release {release} (cutoff {CUTOFF}, pair {'->'.join(ours['pair'])}), "
-          f"{args.calls} calls each after a warm-up (or {BUDGET_S:.0f} s)")  # fmt: skip
+    print(
+        f"release {release} (cutoff {CUTOFF}, pair {'->'.join(ours['pair'])}), "
+        f"{args.calls} calls each after a warm-up (or {BUDGET_S:.0f} s)"
+    )
     print(f"{'':42} {'ours p50':>9} {'p95':>8} {'MIRAI p50':>10} {'p95':>9}  ms")
     ok = True
     for name, mine in ours["calls"].items():
@@ -212,8 +274,10 @@ def main() -> int:
     slower = [n for n, m in ours["calls"].items() if m["p50_ms"] > theirs["calls"][n]["p50_ms"]]
     open_ok = ours["open_s"] <= theirs["open_s"] / 5
     rss_ok = ours["peak_rss_data_mib"] <= theirs["peak_rss_data_mib"] / 5
-    print(f"per-call p50 no slower than MIRAI's: {verdict(ok)}"
-          + (f" (slower: {', '.join(slower)})" if slower else ""))  # fmt: skip
+    print(
+        f"per-call p50 no slower than MIRAI's: {verdict(ok)}"
+        + (f" (slower: {', '.join(slower)})" if slower else "")
+    )
     open_ratio = ours["open_s"] / theirs["open_s"]
     rss_ratio = ours["peak_rss_data_mib"] / theirs["peak_rss_data_mib"]
     print(f"open time <= 1/5 of MIRAI's: {open_ratio:.3f}x {verdict(open_ok)}")

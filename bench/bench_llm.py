@@ -94,8 +94,12 @@ def requests_for(n: int, article_chars: int, seed: int) -> list:
         while sum(len(w) + 1 for w in article) < article_chars:
             article.append(rng.choice(words))
         day = date(2025, 8, 1) + timedelta(days=i % 31)
-        doc = {"doc_id": f"doc-{i}", "title": rng.choice(CORPUS), "date": day,
-               "article": " ".join(article)[:article_chars]}  # fmt: skip
+        doc = {
+            "doc_id": f"doc-{i}",
+            "title": rng.choice(CORPUS),
+            "date": day,
+            "article": " ".join(article)[:article_chars],
+        }
         events.append(ComplexEvent(f"ce-{i:04d}", doc["title"], "USA", "CHN", day, day, [doc]))
     return [extract_request(event) for event in events]
 
@@ -109,8 +113,12 @@ class Figure:
 
 
 def median(figures: list[Figure]) -> Figure:
-    return Figure(*(statistics.median(getattr(f, name) for f in figures)
-                    for name in Figure.__dataclass_fields__))  # fmt: skip
+    return Figure(
+        *(
+            statistics.median(getattr(f, name) for f in figures)
+            for name in Figure.__dataclass_fields__
+        )
+    )
 
 
 def vllm_figure(args, base_url: str, model: str, tokenizer: str, requests, c: int, work: Path):
@@ -120,20 +128,48 @@ def vllm_figure(args, base_url: str, model: str, tokenizer: str, requests, c: in
         for request in requests:
             out.write(json.dumps({"prompt": request.messages[0]["content"]}) + "\n")
     schema = requests[0]
-    response_format = {"type": "json_schema", "json_schema": {
-        "name": schema.schema_name, "schema": schema.schema, "strict": True}}  # fmt: skip
+    response_format = {
+        "type": "json_schema",
+        "json_schema": {"name": schema.schema_name, "schema": schema.schema, "strict": True},
+    }
     result = work / f"vllm-c{c}.json"
     body = {"response_format": response_format, "seed": SEED}
     cli = [
-        "--backend", "openai-chat", "--base-url", base_url.removesuffix("/v1"),
-        "--endpoint", "/v1/chat/completions", "--model", model, "--tokenizer", tokenizer,
-        "--dataset-name", "custom", "--dataset-path", str(prompts), "--skip-chat-template",
-        "--disable-shuffle", "--num-prompts", str(len(requests)),
-        "--custom-output-len", str(args.max_tokens), "--max-concurrency", str(c),
-        "--temperature", str(TEMPERATURE), "--extra-body", json.dumps(body),
-        "--percentile-metrics", "ttft,tpot,e2el", "--disable-tqdm",
-        "--save-result", "--result-dir", str(work), "--result-filename", result.name,
-    ]  # fmt: skip
+        "--backend",
+        "openai-chat",
+        "--base-url",
+        base_url.removesuffix("/v1"),
+        "--endpoint",
+        "/v1/chat/completions",
+        "--model",
+        model,
+        "--tokenizer",
+        tokenizer,
+        "--dataset-name",
+        "custom",
+        "--dataset-path",
+        str(prompts),
+        "--skip-chat-template",
+        "--disable-shuffle",
+        "--num-prompts",
+        str(len(requests)),
+        "--custom-output-len",
+        str(args.max_tokens),
+        "--max-concurrency",
+        str(c),
+        "--temperature",
+        str(TEMPERATURE),
+        "--extra-body",
+        json.dumps(body),
+        "--percentile-metrics",
+        "ttft,tpot,e2el",
+        "--disable-tqdm",
+        "--save-result",
+        "--result-dir",
+        str(work),
+        "--result-filename",
+        result.name,
+    ]
     proc = subprocess.run([sys.executable, "-c", VLLM_BENCH, *cli], capture_output=True, text=True)
     if proc.returncode:
         sys.exit(f"vllm bench serve failed at concurrency {c}:\n{proc.stderr[-3000:]}")
@@ -149,12 +185,21 @@ def vllm_figure(args, base_url: str, model: str, tokenizer: str, requests, c: in
 def stage_figure(args, base_url: str, model: str, requests, c: int, work: Path):
     """The stage's client over the same requests."""
     with tempfile.TemporaryDirectory(dir=work) as root:
-        cfg = load_config(REPO / "configs/default.yaml", [
-            f"llm.base_url={base_url}", f"llm.model={model}", f"llm.max_concurrency={c}",
-            f"llm.max_tokens={args.max_tokens}", f"llm.temperature={TEMPERATURE}",
-            f"llm.seed={SEED}", "llm.invalid_retries=0", "llm.max_retries=0",
-            "llm.timeout_s=600",
-        ], root)  # fmt: skip
+        cfg = load_config(
+            REPO / "configs/default.yaml",
+            [
+                f"llm.base_url={base_url}",
+                f"llm.model={model}",
+                f"llm.max_concurrency={c}",
+                f"llm.max_tokens={args.max_tokens}",
+                f"llm.temperature={TEMPERATURE}",
+                f"llm.seed={SEED}",
+                "llm.invalid_retries=0",
+                "llm.max_retries=0",
+                "llm.timeout_s=600",
+            ],
+            root,
+        )
         started = time.monotonic()
         results = run(cfg, requests)
         seconds = time.monotonic() - started
@@ -210,17 +255,23 @@ def main() -> None:
             passed &= ours.tokens_per_s >= TARGET * theirs.tokens_per_s
             rows.append((c, n, theirs, ours))
     print(f"\nvllm bench serve arguments (last run): {' '.join(cli)}\n")
-    print("| concurrency | requests | output tokens vLLM / stage | vLLM tok/s | stage tok/s "
-          "| stage/vLLM | latency stage - vLLM | idle slot per call |")  # fmt: skip
+    print(
+        "| concurrency | requests | output tokens vLLM / stage | vLLM tok/s | stage tok/s "
+        "| stage/vLLM | latency stage - vLLM | idle slot per call |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for c, n, theirs, ours in rows:
-        print(f"| {c} | {n} | {theirs.tokens:,.0f} / {ours.tokens:,.0f} "
-              f"| {theirs.tokens_per_s:,.0f} | {ours.tokens_per_s:,.0f} "
-              f"| {ours.tokens_per_s / theirs.tokens_per_s:.0%} "
-              f"| {1000 * (ours.latency_s - theirs.latency_s):+.0f} ms "
-              f"| {1000 * ours.idle_s:.1f} ms |")  # fmt: skip
-    print(f"\ntarget: stage >= {TARGET:.0%} of vLLM's output tokens/s at every concurrency: "
-          f"{verdict(passed)}")  # fmt: skip
+        print(
+            f"| {c} | {n} | {theirs.tokens:,.0f} / {ours.tokens:,.0f} "
+            f"| {theirs.tokens_per_s:,.0f} | {ours.tokens_per_s:,.0f} "
+            f"| {ours.tokens_per_s / theirs.tokens_per_s:.0%} "
+            f"| {1000 * (ours.latency_s - theirs.latency_s):+.0f} ms "
+            f"| {1000 * ours.idle_s:.1f} ms |"
+        )
+    print(
+        f"\ntarget: stage >= {TARGET:.0%} of vLLM's output tokens/s at every concurrency: "
+        f"{verdict(passed)}"
+    )
     sys.exit(0 if passed else 1)
 
 

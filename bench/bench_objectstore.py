@@ -46,8 +46,11 @@ def start_server() -> tuple[subprocess.Popen, str]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     moto = Path(sys.executable).with_name("moto_server")
-    server = subprocess.Popen([str(moto), "-H", "127.0.0.1", "-p", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    server = subprocess.Popen(
+        [str(moto), "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     for _ in range(100):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
@@ -91,8 +94,16 @@ def one_run(root: str, machine: Path, mirrors: dict[str, Path], archive: Path) -
     out["release"] = cli("release", "--month", "2025-08", "--version", "bench", *common)
     first, last = slots(1)[0], slots(1)[-1]
     when = [f"{s[:4]}-{s[4:6]}-{s[6:8]}T{s[8:10]}:{s[10:12]}" for s in (first, last)]
-    out["ingest day"] = cli("ingest", "--start", when[0], "--end", when[1], *common,
-                            "--set", f"gdelt.base_url={mirrors['day'].as_uri()}")  # fmt: skip
+    out["ingest day"] = cli(
+        "ingest",
+        "--start",
+        when[0],
+        "--end",
+        when[1],
+        *common,
+        "--set",
+        f"gdelt.base_url={mirrors['day'].as_uri()}",
+    )
     return out
 
 
@@ -108,12 +119,23 @@ def prepare(work: Path) -> tuple[dict[str, Path], Path]:
     seed, archive = work / "seed", work / "pages.warc.gz"
     if not archive.exists():
         common = ["--config", DEMO, "--data-root", str(seed)]
-        cli("ingest", "--start", f"{DAY}T21:45", "--end", f"{DAY}T23:45", *common,
-            "--set", f"gdelt.base_url={demo.as_uri()}")  # fmt: skip
+        cli(
+            "ingest",
+            "--start",
+            f"{DAY}T21:45",
+            "--end",
+            f"{DAY}T23:45",
+            *common,
+            "--set",
+            f"gdelt.base_url={demo.as_uri()}",
+        )
         cli("normalize", "--start-date", DAY, "--end-date", DAY, *common)
         cli("database", *common)
-        subprocess.run([sys.executable, "demo/sample_pages.py", *common, "--day", DAY,
-                        "--out", str(archive)], cwd=REPO, check=True)  # fmt: skip
+        subprocess.run(
+            [sys.executable, "demo/sample_pages.py", *common, "--day", DAY, "--out", str(archive)],
+            cwd=REPO,
+            check=True,
+        )
     return {"demo": demo, "day": work / "day" / "mirror"}, archive
 
 
@@ -125,11 +147,16 @@ def main() -> int:
     work = (args.workdir / "objectstore").resolve()
     work.mkdir(parents=True, exist_ok=True)
     server, endpoint = start_server()
-    os.environ.update({
-        "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
-        "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": endpoint,
-        "AWS_EC2_METADATA_DISABLED": "true", "HF_HUB_OFFLINE": "1",
-    })  # fmt: skip
+    os.environ.update(
+        {
+            "AWS_ACCESS_KEY_ID": "bench",
+            "AWS_SECRET_ACCESS_KEY": "bench",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL": endpoint,
+            "AWS_EC2_METADATA_DISABLED": "true",
+            "HF_HUB_OFFLINE": "1",
+        }
+    )
     try:
         import s3fs
 
@@ -153,8 +180,10 @@ def main() -> int:
     finally:
         server.terminate()
         server.wait()
-    print(f"\nmedian of {args.repeat} runs, data root on disk vs in a bucket of moto_server "
-          "on 127.0.0.1")  # fmt: skip
+    print(
+        f"\nmedian of {args.repeat} runs, data root on disk vs in a bucket of moto_server "
+        "on 127.0.0.1"
+    )
     print(f"{'step':<12} {'disk s':>8} {'S3 s':>8} {'S3/disk':>8}")
     for step in runs["disk"][0]:
         disk = statistics.median(r[step] for r in runs["disk"])

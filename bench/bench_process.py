@@ -43,20 +43,25 @@ def main() -> int:
     n = len(pages)
     print(f"{n} pages, {len(texts)} with text; CPU seconds on one core\n")
     print(f"{'step':<28}{'s':>8}{'docs/s/core':>13}{'ms/doc':>9}")
-    print(f"{'extraction (trafilatura)':<28}{extract_s:>8.2f}{n / extract_s:>13.1f}"
-          f"{1000 * extract_s / n:>9.1f}")  # fmt: skip
+    print(
+        f"{'extraction (trafilatura)':<28}{extract_s:>8.2f}{n / extract_s:>13.1f}"
+        f"{1000 * extract_s / n:>9.1f}"
+    )
     ok = True
     for name, preset in obelics.PRESETS.items():
         cleaned, clean_s = timed(lambda t, p=preset: obelics.clean(as_paragraphs(t, p), p), texts)
         kept = sum(c.kept for c in cleaned)
         total = extract_s + clean_s
-        print(f"{'filters, ' + name:<28}{clean_s:>8.2f}{len(texts) / clean_s:>13.1f}"
-              f"{1000 * clean_s / len(texts):>9.1f}   kept {kept}/{len(texts)}")  # fmt: skip
+        print(
+            f"{'filters, ' + name:<28}{clean_s:>8.2f}{len(texts) / clean_s:>13.1f}"
+            f"{1000 * clean_s / len(texts):>9.1f}   kept {kept}/{len(texts)}"
+        )
         print(f"{'whole, ' + name:<28}{total:>8.2f}{n / total:>13.1f}{1000 * total / n:>9.1f}")
         passed = clean_s <= extract_s
         ok &= passed
-        print(f"  filters / extraction: {clean_s / extract_s:.2f}x (target <= 1.0x) "
-              f"{verdict(passed)}")  # fmt: skip
+        print(
+            f"  filters / extraction: {clean_s / extract_s:.2f}x (target <= 1.0x) {verdict(passed)}"
+        )
     print(f"overall: {verdict(ok)}")
     return 0 if ok else 1
 

@@ -275,17 +275,17 @@ def funnel_rows(bronze: dict, events: dict) -> list[dict]:
         + [
             (f"SQLDATE {d} day(s) before the publish day", 1 / i)
             for i, d in enumerate((1, 7, 30, 2, 365, 3, 14, 4, 5, 6, 10), 1)
-        ],  # fmt: skip
+        ],
         "earliest_url_date": [
             (f"URL already published {d} day(s) earlier", 1 / d**1.5)
             for d in range(1, URL_LOOKBACK_DAYS + 1)
-        ],  # fmt: skip
+        ],
         "countries": [("Actor1CountryCode missing", 0.5), ("Actor2CountryCode missing", 0.43)]
         + [
             (f"Actor{a}CountryCode {r} is a region", 0.01)
             for a in (1, 2)
             for r in ("AFR", "EUR", "WST", "NMR", "MEA", "SAS")
-        ],  # fmt: skip
+        ],
         "international_only": [(f"domestic ({c})", w) for c, w in zipf],
         "relation": [("EventBaseCode missing", 1.0)],
     }
@@ -299,13 +299,23 @@ def funnel_rows(bronze: dict, events: dict) -> list[dict]:
                 rows_out = max(kept, round(rows_in * min(1.0, share * rng.uniform(0.98, 1.02))))
             removed = rows_in - rows_out
             if rule == "min_daily_mentions":
-                top = split(removed, [("fewer than 50 daily mentions", 0.9),
-                                      ("no daily mentions", 0.1)])  # fmt: skip
+                top = split(
+                    removed, [("fewer than 50 daily mentions", 0.9), ("no daily mentions", 0.1)]
+                )
             else:
                 top = split(removed, reasons.get(rule, []))
-            rows.append({"date": day, "step": step, "rule": rule, "enabled": True,
-                         "rows_in": rows_in, "rows_out": rows_out, "removed": removed,
-                         "top_reasons": top})  # fmt: skip
+            rows.append(
+                {
+                    "date": day,
+                    "step": step,
+                    "rule": rule,
+                    "enabled": True,
+                    "rows_in": rows_in,
+                    "rows_out": rows_out,
+                    "removed": removed,
+                    "top_reasons": top,
+                }
+            )
             rows_in = rows_out
     return rows
 
@@ -338,37 +348,62 @@ def build_warehouse(workdir: Path, days: int) -> dict:
         con.execute(UNIFORM)
         con.execute(f"ATTACH '{source}' AS src (READ_ONLY)")
         con.register("template", template_record())
-        con.execute(EVENTS, {"extra_url": EXTRA_URL, "extra_record": EXTRA_RECORD,
-                             "first_id": FIRST_ID})  # fmt: skip
+        con.execute(
+            EVENTS, {"extra_url": EXTRA_URL, "extra_record": EXTRA_RECORD, "first_id": FIRST_ID}
+        )
         con.unregister("template")
         con.execute(QUADS)
         con.execute(NEWS)
         for name in ("quad_docs", "countries", "cameo_countries", "relations"):
             con.execute(f"CREATE TABLE {name} AS SELECT * FROM src.{name}")
         first_slot = START - timedelta(days=URL_LOOKBACK_DAYS)
-        slots = con.sql(LEDGER, params={
-            "first": first_slot.isoformat(), "missing": MISSING,
-            "last": f"{last_day.isoformat()} 23:45:00",
-        }).to_arrow_table().cast(ledger.SCHEMA)  # fmt: skip
+        slots = (
+            con.sql(
+                LEDGER,
+                params={
+                    "first": first_slot.isoformat(),
+                    "missing": MISSING,
+                    "last": f"{last_day.isoformat()} 23:45:00",
+                },
+            )
+            .to_arrow_table()
+            .cast(ledger.SCHEMA)
+        )
         con.register("slots", slots)
-        bronze = dict(con.execute(
-            "SELECT CAST(partitions[1] AS DATE) AS day, sum(rows) FROM slots"
-            " WHERE \"table\" = 'export' AND status = 'downloaded' AND day >= $1 GROUP BY day",
-            [START],
-        ).fetchall())  # fmt: skip
+        bronze = dict(
+            con.execute(
+                "SELECT CAST(partitions[1] AS DATE) AS day, sum(rows) FROM slots"
+                " WHERE \"table\" = 'export' AND status = 'downloaded' AND day >= $1 GROUP BY day",
+                [START],
+            ).fetchall()
+        )
         events = dict(con.execute("SELECT date, count(*) FROM events GROUP BY date").fetchall())
         funnel_type = pa.struct([("reason", pa.string()), ("rows", pa.int64())])
-        funnel = pa.Table.from_pylist(funnel_rows(bronze, events), pa.schema([
-            ("date", pa.date32()), ("step", pa.int32()), ("rule", pa.string()),
-            ("enabled", pa.bool_()), ("rows_in", pa.int64()), ("rows_out", pa.int64()),
-            ("removed", pa.int64()), ("top_reasons", pa.list_(funnel_type)),
-        ]))  # fmt: skip
+        funnel = pa.Table.from_pylist(
+            funnel_rows(bronze, events),
+            pa.schema(
+                [
+                    ("date", pa.date32()),
+                    ("step", pa.int32()),
+                    ("rule", pa.string()),
+                    ("enabled", pa.bool_()),
+                    ("rows_in", pa.int64()),
+                    ("rows_out", pa.int64()),
+                    ("removed", pa.int64()),
+                    ("top_reasons", pa.list_(funnel_type)),
+                ]
+            ),
+        )
         con.register("generated", funnel)
         con.execute("CREATE TABLE funnel AS SELECT * FROM generated ORDER BY date, step")
         con.execute("DETACH src")
         check_schema(con)
-        counts = {name: con.execute(f"SELECT count(*) FROM {name} WHERE date BETWEEN ? AND ?",
-                                    list(HISTORY)).fetchone()[0] for name in DATABASE}  # fmt: skip
+        counts = {
+            name: con.execute(
+                f"SELECT count(*) FROM {name} WHERE date BETWEEN ? AND ?", list(HISTORY)
+            ).fetchone()[0]
+            for name in DATABASE
+        }
         for name in ("relations", "countries"):
             counts[name] = con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
         (per_quad,) = con.execute("SELECT avg(n_records) FROM quads").fetchone()
@@ -396,10 +431,14 @@ def check_schema(con) -> None:
     from gdelt_forecast.articles.schema import DOCS
     from gdelt_forecast.gdelt.schema import EXPORT
 
-    silver = [*EXPORT, pa.field("_slot", pa.int64()), pa.field("_source_file", pa.string()),
-              pa.field("date", pa.date32()),
-              *(pa.field(c, pa.string()) for c in ("head", "relation", "tail", "quad_id")),
-              pa.field("daily_mentions", pa.int64())]  # fmt: skip
+    silver = [
+        *EXPORT,
+        pa.field("_slot", pa.int64()),
+        pa.field("_source_file", pa.string()),
+        pa.field("date", pa.date32()),
+        *(pa.field(c, pa.string()) for c in ("head", "relation", "tail", "quad_id")),
+        pa.field("daily_mentions", pa.int64()),
+    ]
     got = con.sql("SELECT * FROM events LIMIT 0").to_arrow_table().schema
     assert [(f.name, f.type) for f in got] == [(f.name, f.type) for f in silver], got
     got = con.sql("SELECT * FROM news LIMIT 0").to_arrow_table().schema
@@ -459,8 +498,13 @@ def work_release(workdir: Path) -> dict:
     t0 = time.perf_counter()
     summary = build_release(cfg, MONTH, version=f"bench.{n}")
     seconds = time.perf_counter() - t0
-    return {"seconds": seconds, "phases": phases, "growth": growth,
-            "rss_before_mib": rss_before, "summary": summary.to_dict()}  # fmt: skip
+    return {
+        "seconds": seconds,
+        "phases": phases,
+        "growth": growth,
+        "rss_before_mib": rss_before,
+        "summary": summary.to_dict(),
+    }
 
 
 def work_verify(workdir: Path) -> dict:
@@ -486,12 +530,16 @@ def inspect(release: Path) -> dict:
         sizes[top] = sizes.get(top, 0) + p.stat().st_size
     listed = json.loads((release / "manifest.json").read_text())["files"]
     return {
-        "parquet": {p.relative_to(release).as_posix(): sha256(p)
-                    for p in sorted(release.rglob("*.parquet"))},  # fmt: skip
-        "other": {f["path"]: f["sha256"] for f in listed
-                  if not f["path"].endswith(".parquet") and f["path"] not in VERSIONED},
+        "parquet": {
+            p.relative_to(release).as_posix(): sha256(p) for p in sorted(release.rglob("*.parquet"))
+        },
+        "other": {
+            f["path"]: f["sha256"]
+            for f in listed
+            if not f["path"].endswith(".parquet") and f["path"] not in VERSIONED
+        },
         "sizes": dict(sorted(sizes.items(), key=lambda kv: -kv[1])),
-    }  # fmt: skip
+    }
 
 
 def report(runs: list[dict], checked: dict, figures: dict, verified: dict) -> bool:
@@ -499,15 +547,22 @@ def report(runs: list[dict], checked: dict, figures: dict, verified: dict) -> bo
     print(f"{'run':<5}{'version':<10}{'s':>8}{'peak RSS MiB':>14}{'files':>7}{'MB':>9}")
     for i, r in enumerate(runs, 1):
         s = r["summary"]
-        print(f"{i:<5}{s['version']:<10}{r['seconds']:>8.2f}{r['peak_rss_mib']:>14.0f}"
-              f"{s['files']:>7}{s['bytes'] / 1e6:>9.1f}")  # fmt: skip
+        print(
+            f"{i:<5}{s['version']:<10}{r['seconds']:>8.2f}{r['peak_rss_mib']:>14.0f}"
+            f"{s['files']:>7}{s['bytes'] / 1e6:>9.1f}"
+        )
     median = statistics.median(r["seconds"] for r in runs)
     peak = max(r["peak_rss_mib"] for r in runs)
     print(f"{'median':<15}{median:>8.2f}{'max ' + format(peak, '.0f'):>14}\n")
     sizes = checked["sizes"]
-    print("release size by folder: " + ", ".join(
-        f"{name} {size / 1e6:,.1f} MB" if size >= 1e5 else f"{name} {size / 1e3:,.0f} kB"
-        for name, size in sizes.items()) + "\n")  # fmt: skip
+    print(
+        "release size by folder: "
+        + ", ".join(
+            f"{name} {size / 1e6:,.1f} MB" if size >= 1e5 else f"{name} {size / 1e3:,.0f} kB"
+            for name, size in sizes.items()
+        )
+        + "\n"
+    )
 
     labels = list(dict.fromkeys(label for label, _, _ in PHASES)) + ["other"]
     top = max(range(len(runs)), key=lambda i: runs[i]["peak_rss_mib"])

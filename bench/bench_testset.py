@@ -114,8 +114,9 @@ def draw_month(days: int) -> tuple[list[tuple], list[tuple], list[tuple]]:
     relations, relation_w = zipf(level2["code"].to_pylist(), COMMON_RELATIONS, 1.1)
     rank = {c: i for i, c in enumerate(countries)}
     rng = random.Random(SEED)
-    vocabulary = ["".join(rng.choices("etaoinshrdlucmfwypvbgk", k=rng.randint(2, 9)))
-                  for _ in range(3_000)]  # fmt: skip
+    vocabulary = [
+        "".join(rng.choices("etaoinshrdlucmfwypvbgk", k=rng.randint(2, 9))) for _ in range(3_000)
+    ]
     words = rng.choices(vocabulary, k=300_000)
     # Paragraphs of 40 to 120 words; a document's text is a slice of this.
     blob, at = [], 0
@@ -170,12 +171,26 @@ def build_warehouse(workdir: Path, days: int) -> dict:
     quads, quad_docs, news = draw_month(days)
     date, text = pa.date32(), pa.string()
     schemas = {
-        "quads": [("date", date), ("head", text), ("relation", text), ("tail", text),
-                  ("quad_id", text), ("daily_mentions", pa.int64()), ("n_docs", pa.int64())],
+        "quads": [
+            ("date", date),
+            ("head", text),
+            ("relation", text),
+            ("tail", text),
+            ("quad_id", text),
+            ("daily_mentions", pa.int64()),
+            ("n_docs", pa.int64()),
+        ],
         "quad_docs": [("quad_id", text), ("date", date), ("doc_id", text)],
-        "news": [("doc_id", text), ("url", text), ("url_md5", text), ("date", date),
-                 ("title", text), ("text", text), ("abstract", text)],
-    }  # fmt: skip
+        "news": [
+            ("doc_id", text),
+            ("url", text),
+            ("url_md5", text),
+            ("date", date),
+            ("title", text),
+            ("text", text),
+            ("abstract", text),
+        ],
+    }
     with duckdb.connect(str(root / "warehouse.duckdb")) as con:
         for name, rows in (("quads", quads), ("quad_docs", quad_docs), ("news", news)):
             names, types = zip(*schemas[name], strict=True)
@@ -236,8 +251,9 @@ def work(workdir: Path, run: str) -> dict:
 
     cfg = load_config(REPO_DEFAULT, overrides=RUNS[run], data_root=data_root(workdir))
     assert (cfg.testset.min_daily_mentions, cfg.testset.min_documents) == (
-        MIN_MENTIONS, MIN_DOCUMENTS,
-    ), "the default thresholds changed: update MIN_MENTIONS / MIN_DOCUMENTS"  # fmt: skip
+        MIN_MENTIONS,
+        MIN_DOCUMENTS,
+    ), "the default thresholds changed: update MIN_MENTIONS / MIN_DOCUMENTS"
     phases: dict[str, float] = {}
     for label, module, name in PHASES:
         mod = importlib.import_module(module)

@@ -132,9 +132,11 @@ def main() -> None:
     write_pages(args.out, pages)
     urls = {row[3] for row in pair_urls}
     days = len({row[0] for row in pair_urls})
-    print(f"demo pages: {len(pages)} sample pages archived under {len(pages)} of the "
-          f"{len(urls)} source URLs of {days} days ({args.start_date}..{args.end_date}) "
-          f"in {args.out}")  # fmt: skip
+    print(
+        f"demo pages: {len(pages)} sample pages archived under {len(pages)} of the "
+        f"{len(urls)} source URLs of {days} days ({args.start_date}..{args.end_date}) "
+        f"in {args.out}"
+    )
 
 
 if __name__ == "__main__":

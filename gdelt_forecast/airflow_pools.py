@@ -28,8 +28,9 @@ def airflow_command() -> str:
     beside = Path(sys.executable).with_name("airflow")
     found = str(beside) if beside.exists() else shutil.which("airflow")
     if found is None:
-        raise StageError("the airflow command is not installed: pip install "
-                         "'gdelt-forecast[airflow]'")  # fmt: skip
+        raise StageError(
+            "the airflow command is not installed: pip install 'gdelt-forecast[airflow]'"
+        )
     return found
 
 

@@ -354,13 +354,17 @@ def _release(args: argparse.Namespace, cfg: Config) -> int:
     if args.json:
         return 0
     if summary.path.startswith("s3://"):  # neither reads a bucket without being told how
-        print(f"load it: datasets.load_dataset('parquet', data_files='{summary.path}/testset/"
-              "queries.parquet', storage_options={'client_kwargs': {'endpoint_url': ...}}); "
-              "duckdb, after con.register_filesystem(s3fs.S3FileSystem()): "
-              f"SELECT * FROM '{summary.path}/quads/*.parquet'")  # fmt: skip
+        print(
+            f"load it: datasets.load_dataset('parquet', data_files='{summary.path}/testset/"
+            "queries.parquet', storage_options={'client_kwargs': {'endpoint_url': ...}}); "
+            "duckdb, after con.register_filesystem(s3fs.S3FileSystem()): "
+            f"SELECT * FROM '{summary.path}/quads/*.parquet'"
+        )
     else:
-        print(f"load it: datasets.load_dataset({summary.path!r}, 'queries', split='test'); "
-              f"duckdb: SELECT * FROM '{summary.path}/quads/*.parquet'")  # fmt: skip
+        print(
+            f"load it: datasets.load_dataset({summary.path!r}, 'queries', split='test'); "
+            f"duckdb: SELECT * FROM '{summary.path}/quads/*.parquet'"
+        )
     return 0
 
 

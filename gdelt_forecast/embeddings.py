@@ -64,8 +64,12 @@ def _remote(cfg: Config, texts: list[str]) -> np.ndarray:
     rel = cfg.release
     url = rel.embedding_url.rstrip("/") + "/embeddings"
     session = requests.Session()
-    retry = Retry(total=4, backoff_factor=1.0, status_forcelist=(429, 500, 502, 503, 504),
-                  allowed_methods=None)  # fmt: skip
+    retry = Retry(
+        total=4,
+        backoff_factor=1.0,
+        status_forcelist=(429, 500, 502, 503, 504),
+        allowed_methods=None,
+    )
     session.mount("http://", HTTPAdapter(max_retries=retry))
     session.mount("https://", HTTPAdapter(max_retries=retry))
     key = os.environ.get(rel.embedding_api_key_env)
@@ -75,9 +79,11 @@ def _remote(cfg: Config, texts: list[str]) -> np.ndarray:
         chunk = texts[start : start + CHUNK]
         try:
             answer = session.post(
-                url, json={"model": rel.embedding_model, "input": chunk}, headers=headers,
+                url,
+                json={"model": rel.embedding_model, "input": chunk},
+                headers=headers,
                 timeout=(10, 300),
-            )  # fmt: skip
+            )
         except requests.RequestException as exc:
             raise EmbeddingError(f"embeddings: {url}: {exc}") from None
         if answer.status_code != 200:

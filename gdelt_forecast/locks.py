@@ -96,8 +96,9 @@ def bucket_lock(store: Bucket, name: str, ttl_s: float) -> Iterator[None]:
     owner = f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
 
     def call(method: str, **kwargs):
-        return sync(store.fs.loop, store.fs._call_s3, method, Bucket=bucket_name,
-                    Key=object_key, **kwargs)  # fmt: skip
+        return sync(
+            store.fs.loop, store.fs._call_s3, method, Bucket=bucket_name, Key=object_key, **kwargs
+        )
 
     def lease() -> bytes:
         return json.dumps({"owner": owner, "expires": time.time() + ttl_s}).encode()
@@ -115,8 +116,12 @@ def bucket_lock(store: Bucket, name: str, ttl_s: float) -> Iterator[None]:
         except FileNotFoundError:
             continue  # released meanwhile
         if holder.get("expires", 0) < time.time():
-            log.warning("lock %s: taking over from %s, whose lease expired at %s", name,
-                        holder.get("owner"), _when(holder.get("expires", 0)))  # fmt: skip
+            log.warning(
+                "lock %s: taking over from %s, whose lease expired at %s",
+                name,
+                holder.get("owner"),
+                _when(holder.get("expires", 0)),
+            )
             with suppress(OSError):  # someone else took it over first: wait for them
                 call("delete_object", IfMatch=held_etag)
             continue

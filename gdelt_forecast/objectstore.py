@@ -89,8 +89,14 @@ def bucket(cfg: Config, url: str | None = None) -> Bucket:
         raise StorageError(
             f"{url or cfg.data_root} needs s3fs: pip install 'gdelt-forecast[s3]'"
         ) from None
-    client = {k: v for k, v in [("endpoint_url", cfg.storage.endpoint_url),
-                                ("region_name", cfg.storage.region)] if v}  # fmt: skip
+    client = {
+        k: v
+        for k, v in [
+            ("endpoint_url", cfg.storage.endpoint_url),
+            ("region_name", cfg.storage.region),
+        ]
+        if v
+    }
     fs = s3fs.S3FileSystem(client_kwargs=client, skip_instance_cache=True)
     root = (url or cfg.data_root).removeprefix("s3://").rstrip("/")
     name = root.split("/")[0]
@@ -221,8 +227,12 @@ class WorkingCopy:
                     del state[rel]
             self._save(state)
         if changed or gone:
-            log.info("pushed %d file(s), deleted %d in s3://%s", len(changed), len(gone),
-                     self.bucket.root)  # fmt: skip
+            log.info(
+                "pushed %d file(s), deleted %d in s3://%s",
+                len(changed),
+                len(gone),
+                self.bucket.root,
+            )
         return len(changed) + len(gone)
 
 
@@ -328,8 +338,10 @@ def publish(copy: WorkingCopy, version: str, stays_latest: Callable[[str, str], 
         store.fs.put([str(p) for p in files], [f"{staging}/{n}" for n in names])
         with bucket_lock(store, "releases", copy.ttl_s):
             if store.listing(f"releases/{version}"):
-                raise StorageError(f"release {version} exists at s3://{final}: releases are "
-                                   "immutable, choose another --version")  # fmt: skip
+                raise StorageError(
+                    f"release {version} exists at s3://{final}: releases are "
+                    "immutable, choose another --version"
+                )
             store.fs.copy([f"{staging}/{n}" for n in names], [f"{final}/{n}" for n in names])
             if not stays_latest(_latest(store), version):
                 store.fs.pipe_file(store.key("releases/LATEST"), f"{version}\n".encode())

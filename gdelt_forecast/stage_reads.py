@@ -35,8 +35,10 @@ def _write_bronze(cfg: Config, fetched, summary) -> list[str]:
     root = local_root(cfg)
     raw = [Path(f.path) for f in fetched if f.path]
     if outside := [str(p) for p in raw if root not in p.parents]:
-        raise StorageError(f"downloaded files outside {root} ({outside[0]}, ...): every "
-                           "worker needs the same storage.local_dir")  # fmt: skip
+        raise StorageError(
+            f"downloaded files outside {root} ({outside[0]}, ...): every "
+            "worker needs the same storage.local_dir"
+        )
     return [LEDGER, *(p.relative_to(root).as_posix() for p in raw)]
 
 

@@ -79,8 +79,14 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
 
 
 def test_unreachable_mirror_exits_1(tmp_path):
-    result = run("ingest", *RANGE, "--data-root", str(tmp_path), "--set",
-                 f"gdelt.base_url={(tmp_path / 'none').as_uri()}")  # fmt: skip
+    result = run(
+        "ingest",
+        *RANGE,
+        "--data-root",
+        str(tmp_path),
+        "--set",
+        f"gdelt.base_url={(tmp_path / 'none').as_uri()}",
+    )
     assert result.returncode == 1
     assert "masterfilelist.txt: HTTP 404" in result.stderr
 

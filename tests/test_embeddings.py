@@ -48,8 +48,15 @@ def endpoint():
 def test_rows_follow_the_inputs_in_chunks_with_the_key(endpoint, monkeypatch, tmp_path):
     url, seen = endpoint
     monkeypatch.setenv("EMBED_KEY", "secret")
-    cfg = load_config(None, [f"release.embedding_url={url}", "release.embedding_api_key_env="
-                             "EMBED_KEY", "release.embedding_model=m1"], tmp_path)  # fmt: skip
+    cfg = load_config(
+        None,
+        [
+            f"release.embedding_url={url}",
+            "release.embedding_api_key_env=EMBED_KEY",
+            "release.embedding_model=m1",
+        ],
+        tmp_path,
+    )
     texts = [f"text {'x' * i}\nline" for i in range(300)]
     vectors = embed(cfg, texts)
     assert vectors.dtype == np.float32 and vectors.shape == (300, 3)

@@ -106,10 +106,16 @@ def as_paragraphs(text: str, preset: obelics.Preset) -> str:
 
 def _exclusion(url, day, level, index, text, filter_name, value, reason, preset) -> dict:
     return {
-        "url": url, "date": day, "level": level, "paragraph": index, "text": text,
-        "filter": filter_name, "value": None if value is None else str(value),
-        "reason": reason, "preset": preset,
-    }  # fmt: skip
+        "url": url,
+        "date": day,
+        "level": level,
+        "paragraph": index,
+        "text": text,
+        "filter": filter_name,
+        "value": None if value is None else str(value),
+        "reason": reason,
+        "preset": preset,
+    }
 
 
 def _failed_filter(reason: str) -> str:
@@ -136,15 +142,33 @@ def process_page(page: Page, day: date, preset: obelics.Preset, timeout_s: float
         if not paragraph.kept:
             name = _failed_filter(paragraph.reason)
             excluded.append(
-                _exclusion(page.url, day, "paragraph", index, paragraph.text, name,
-                           paragraph.values.get(name), paragraph.reason, version)
-            )  # fmt: skip
+                _exclusion(
+                    page.url,
+                    day,
+                    "paragraph",
+                    index,
+                    paragraph.text,
+                    name,
+                    paragraph.values.get(name),
+                    paragraph.reason,
+                    version,
+                )
+            )
     if not cleaned.kept:
         name = _failed_filter(cleaned.reason)
         excluded.append(
-            _exclusion(page.url, day, "document", None, cleaned.text or None, name,
-                       cleaned.values.get(name), cleaned.reason, version)
-        )  # fmt: skip
+            _exclusion(
+                page.url,
+                day,
+                "document",
+                None,
+                cleaned.text or None,
+                name,
+                cleaned.values.get(name),
+                cleaned.reason,
+                version,
+            )
+        )
         return None, excluded
     row = {
         "doc_id": doc_id(cleaned.text),
@@ -201,16 +225,25 @@ def process(cfg: Config, first: date, last: date, warcs: list[Path] | None = Non
         if url not in results:
             status = ledger.get(url, {}).get("status") or "not fetched"
             gone = _exclusion(
-                url, day, "document", None, None, "fetch", status, f"no page: {status}",
+                url,
+                day,
+                "document",
+                None,
+                None,
+                "fetch",
+                status,
+                f"no page: {status}",
                 preset.version,
-            )  # fmt: skip
+            )
             results[url] = (None, None, [gone])
     _write(cfg, first, last, results.values())
     rows = [row for _, row, _ in results.values() if row]
     dropped = Counter(
-        e["filter"] for _, _, excluded in results.values() for e in excluded
+        e["filter"]
+        for _, _, excluded in results.values()
+        for e in excluded
         if e["level"] == "document"
-    )  # fmt: skip
+    )
     summary.extracted = summary.pages - dropped["extraction"]
     summary.kept = len(rows)
     summary.documents = len({row["doc_id"] for row in rows})

@@ -30,7 +30,9 @@ def fetch_days(cfg: Config, first: date, last: date):
 
     urls = urls_for_days(cfg, first, last)
     if cfg.articles.archives:
-        log.info("articles.archives is set: nothing fetched, pages come from %s",
-                 ", ".join(map(str, cfg.articles.archives)))  # fmt: skip
+        log.info(
+            "articles.archives is set: nothing fetched, pages come from %s",
+            ", ".join(map(str, cfg.articles.archives)),
+        )
         return FetchSummary(urls=len(urls), skipped=len(urls))
     return fetch_urls(cfg, urls)

@@ -49,9 +49,10 @@ def _by_first_level(codes: list[str]) -> dict[str, list[str]]:
 def history(env: Environment, cfg: Config, subject: str, obj: str, last: date) -> dict:
     first = last - timedelta(days=cfg.baseline.window_days - 1)
     seen = env.get_relation_distribution(
-        DateRange(Date(first.isoformat()), Date(last.isoformat())), [ISOCode(subject)],
+        DateRange(Date(first.isoformat()), Date(last.isoformat())),
+        [ISOCode(subject)],
         [ISOCode(obj)],
-    )  # fmt: skip
+    )
     return _by_first_level([code.code for code in seen])
 
 
@@ -96,8 +97,9 @@ def run_baseline(cfg: Config, folder: Path, method: str, split: str = "test") ->
         path = folder / SPLITS[split]
         predictions, llm = _llm(folder, path, cfg)
         scores = evaluate.score(evaluate.load_queries(path), predictions)
-        return Summary(folder.name, method, split, len(predictions), scores,
-                       time.monotonic() - t0, llm)  # fmt: skip
+        return Summary(
+            folder.name, method, split, len(predictions), scores, time.monotonic() - t0, llm
+        )
     return run_baselines(cfg, folder, [method], [split])[method, split]
 
 
@@ -107,8 +109,12 @@ def run_baselines(
     """Every non-LLM ``method`` on every ``split``, opening one environment per distinct
     cutoff for all of them (the subset's queries are the test set's)."""
     t0 = time.monotonic()
-    rows = {split: pq.read_table(folder / SPLITS[split], columns=["query_id", "subject",
-                                 "object", "cutoff"]).to_pylist() for split in splits}  # fmt: skip
+    rows = {
+        split: pq.read_table(
+            folder / SPLITS[split], columns=["query_id", "subject", "object", "cutoff"]
+        ).to_pylist()
+        for split in splits
+    }
     queries = {r["query_id"]: r for split_rows in rows.values() for r in split_rows}
     predictions: dict[str, dict[str, dict]] = {m: {} for m in methods}
     for cutoff in sorted({r["cutoff"] for r in queries.values()}):
@@ -118,15 +124,17 @@ def run_baselines(
             for r in (r for r in queries.values() if r["cutoff"] == cutoff):
                 for method in methods:
                     predictions[method][r["query_id"]] = PREDICT[method](
-                        env, cfg, r["subject"], r["object"], cutoff)  # fmt: skip
+                        env, cfg, r["subject"], r["object"], cutoff
+                    )
     seconds = time.monotonic() - t0
     out = {}
     for split in splits:
         loaded = evaluate.load_queries(folder / SPLITS[split])
         for method in methods:
             scores = evaluate.score(loaded, predictions[method])
-            out[method, split] = Summary(folder.name, method, split, len(rows[split]), scores,
-                                         seconds)  # fmt: skip
+            out[method, split] = Summary(
+                folder.name, method, split, len(rows[split]), scores, seconds
+            )
     return out
 
 
@@ -156,19 +164,41 @@ def _llm(folder: Path, path: Path, cfg: Config) -> tuple[dict[str, object], dict
 
     system = (PROMPTS / "system.txt").read_text(encoding="utf-8").strip().format()
     query = (PROMPTS / "query.txt").read_text(encoding="utf-8").strip()
-    columns = ["query_id", "date", "subject", "subject_name", "object", "object_name",
-               "date_nlp", "cutoff_nlp"]  # fmt: skip
+    columns = [
+        "query_id",
+        "date",
+        "subject",
+        "subject_name",
+        "object",
+        "object_name",
+        "date_nlp",
+        "cutoff_nlp",
+    ]
     requests = [
-        Request(r["query_id"], "direct", [
-            {"role": "system", "content": system},
-            {"role": "user", "content": query.format(
-                actor1_name=r["subject_name"], actor2_name=r["object_name"],
-                future_date_nlp=r["date_nlp"], current_date_nlp=r["cutoff_nlp"],
-                future_date=r["date"].isoformat(), actor1_code=r["subject"],
-                actor2_code=r["object"])},
-        ], Forecast, "forecast", _read_answer)
+        Request(
+            r["query_id"],
+            "direct",
+            [
+                {"role": "system", "content": system},
+                {
+                    "role": "user",
+                    "content": query.format(
+                        actor1_name=r["subject_name"],
+                        actor2_name=r["object_name"],
+                        future_date_nlp=r["date_nlp"],
+                        current_date_nlp=r["cutoff_nlp"],
+                        future_date=r["date"].isoformat(),
+                        actor1_code=r["subject"],
+                        actor2_code=r["object"],
+                    ),
+                },
+            ],
+            Forecast,
+            "forecast",
+            _read_answer,
+        )
         for r in pq.read_table(path, columns=columns).to_pylist()
-    ]  # fmt: skip
+    ]
     t0 = time.monotonic()
     results = run(cfg, requests)
     write_calls(cfg.data_root / "baselines" / folder.name / "llm_calls.parquet", results)

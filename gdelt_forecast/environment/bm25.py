@@ -49,8 +49,9 @@ def scores(
     score = np.zeros(n)
     for q in query:
         q_freq = counts.get(q, absent)
-        score += (idf.get(q) or 0) * (q_freq * (K1 + 1) /
-                                      (q_freq + K1 * (1 - B + B * doc_len / avgdl)))  # fmt: skip
+        score += (idf.get(q) or 0) * (
+            q_freq * (K1 + 1) / (q_freq + K1 * (1 - B + B * doc_len / avgdl))
+        )
     return score
 
 

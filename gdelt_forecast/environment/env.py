@@ -69,9 +69,20 @@ class EnvironmentSetupError(StageError):
 class Environment:
     """MIRAI's functions as methods; see the module docstring for the cutoff."""
 
-    __slots__ = ("_cutoff", "_con", "_iso2names", "_code2relation", "_name2iso", "_text2code",
-                 "_relations", "_children", "_country_vectors", "_relation_vectors",
-                 "_embed", "_made")  # fmt: skip
+    __slots__ = (
+        "_cutoff",
+        "_con",
+        "_iso2names",
+        "_code2relation",
+        "_name2iso",
+        "_text2code",
+        "_relations",
+        "_children",
+        "_country_vectors",
+        "_relation_vectors",
+        "_embed",
+        "_made",
+    )
 
     def __init__(self, folder: Path, cutoff: date, embed):
         self._cutoff = cutoff
@@ -86,16 +97,20 @@ class Environment:
                 f"{folder} has no readable mirai/info ({exc.filename})"
             ) from None
         if not any((folder / "news_terms").glob("*.parquet")):
-            raise EnvironmentSetupError(f"{folder} has no news_terms/ (releases have it since "
-                                        "the text index): rebuild the release")  # fmt: skip
+            raise EnvironmentSetupError(
+                f"{folder} has no news_terms/ (releases have it since "
+                "the text index): rebuild the release"
+            )
         self._name2iso = {n: iso for iso, names in self._iso2names.items() for n in names}
         self._text2code = {}
         for code, rel in self._code2relation.items():
             self._text2code[rel["Name"]] = code
             self._text2code[rel["Description"]] = code
         # Frozen values, so every call can hand out the same ones.
-        self._relations = {code: Relation(CAMEOCode(code), rel["Name"], rel["Description"])
-                           for code, rel in self._code2relation.items()}  # fmt: skip
+        self._relations = {
+            code: Relation(CAMEOCode(code), rel["Name"], rel["Description"])
+            for code, rel in self._code2relation.items()
+        }
         self._children: dict[str, list[Relation]] = {}
         for code, relation in self._relations.items():
             if len(code) == 3:
@@ -106,10 +121,13 @@ class Environment:
         self._con = duckdb.connect()
         self._con.execute("SET parquet_metadata_cache = true")
         before = f"date < DATE '{cutoff.isoformat()}'"
-        read = {name: f"read_parquet({duck.literal(folder / name / '*.parquet')})"
-                for name in ("quads", "quad_docs", "news", "news_terms")}  # fmt: skip
-        self._con.execute(f"CREATE TABLE links AS SELECT quad_id, doc_id FROM "
-                          f"{read['quad_docs']} WHERE {before}")  # fmt: skip
+        read = {
+            name: f"read_parquet({duck.literal(folder / name / '*.parquet')})"
+            for name in ("quads", "quad_docs", "news", "news_terms")
+        }
+        self._con.execute(
+            f"CREATE TABLE links AS SELECT quad_id, doc_id FROM {read['quad_docs']} WHERE {before}"
+        )
         # MIRAI's events are its data_kg.csv's: the quads that have a kept document.
         self._con.execute(
             f"CREATE TABLE events AS SELECT date, head, relation, tail, quad_id FROM "
@@ -118,17 +136,21 @@ class Environment:
         # Codes as ENUMs, which compare as integers: every filter on them takes half the
         # time it takes on strings. Sorted, so they order as the strings do, and holding every
         # code a caller may pass (the info lists) and every code the events use.
-        for kind, listed, columns in (("iso", self._iso2names, ("head", "tail")),
-                                      ("cameo", self._code2relation, ("relation",))):  # fmt: skip
-            used = {code for c in columns for (code,) in self._con.execute(
-                f"SELECT DISTINCT {c} FROM events").fetchall()}  # fmt: skip
+        for kind, listed, columns in (
+            ("iso", self._iso2names, ("head", "tail")),
+            ("cameo", self._code2relation, ("relation",)),
+        ):
+            used = {
+                code
+                for c in columns
+                for (code,) in self._con.execute(f"SELECT DISTINCT {c} FROM events").fetchall()
+            }
             values = ", ".join(duck.literal(code) for code in sorted(used | set(listed)))
             self._con.execute(f"CREATE TYPE {kind} AS ENUM ({values})")
             for column in columns:
                 self._con.execute(f"ALTER TABLE events ALTER {column} TYPE {kind}")
         self._con.execute(f"CREATE VIEW news AS SELECT * FROM {read['news']} WHERE {before}")
-        self._con.execute(f"CREATE VIEW terms AS SELECT * FROM {read['news_terms']} "
-                          f"WHERE {before}")  # fmt: skip
+        self._con.execute(f"CREATE VIEW terms AS SELECT * FROM {read['news_terms']} WHERE {before}")
 
     @property
     def cutoff(self) -> date:
@@ -153,8 +175,10 @@ class Environment:
 
     def _range(self, date_range: DateRange | None) -> tuple[str, str]:
         if date_range is not None and not isinstance(date_range, DateRange):
-            raise ValueError(f"Input 'date_range' must be a DateRange object, but received "
-                             f"type {type(date_range)}")  # fmt: skip
+            raise ValueError(
+                f"Input 'date_range' must be a DateRange object, but received "
+                f"type {type(date_range)}"
+            )
         last = (self._cutoff - timedelta(days=1)).isoformat()
         start = date_range.start_date.date if date_range and date_range.start_date else "0001-01-01"
         end = date_range.end_date.date if date_range and date_range.end_date else last
@@ -171,8 +195,9 @@ class Environment:
         if not isinstance(value, ISOCode):
             raise ValueError(f"{what} must be ISOCode objects, but received type {type(value)}")
         if value.code not in self._iso2names:
-            raise ValueError(f"ISO code must be a valid ISO alpha-3 country code, but "
-                             f"received: {value.code}")  # fmt: skip
+            raise ValueError(
+                f"ISO code must be a valid ISO alpha-3 country code, but received: {value.code}"
+            )
         return value.code
 
     def _codes(self, values, what: str) -> list[str] | None:
@@ -191,12 +216,15 @@ class Environment:
 
     def _known(self, code: CAMEOCode) -> None:
         if not isinstance(code, CAMEOCode):
-            raise ValueError(f"Input 'cameo_code' must be a CAMEOCode object, but received "
-                             f"type {type(code)}")  # fmt: skip
+            raise ValueError(
+                f"Input 'cameo_code' must be a CAMEOCode object, but received type {type(code)}"
+            )
         if code.code not in self._code2relation:
-            raise ValueError("CAMEO code must be a valid CAMEO code defined in the 'Conflict "
-                             f"and Mediation Event Observations' Codebook, but received: "
-                             f"{code.code}")  # fmt: skip
+            raise ValueError(
+                "CAMEO code must be a valid CAMEO code defined in the 'Conflict "
+                f"and Mediation Event Observations' Codebook, but received: "
+                f"{code.code}"
+            )
 
     def _events(self, date_range, heads=None, tails=None, relations=None) -> tuple[str, list]:
         """SQL for the matching events (one row per quad) and its parameters."""
@@ -212,15 +240,20 @@ class Environment:
         return sql, params
 
     def _filters(self, date_range, head_entities, tail_entities, relations):
-        return self._events(date_range, self._isos(head_entities, "head_entities"),
-                            self._isos(tail_entities, "tail_entities"),
-                            self._codes(relations, "relations"))  # fmt: skip
+        return self._events(
+            date_range,
+            self._isos(head_entities, "head_entities"),
+            self._isos(tail_entities, "tail_entities"),
+            self._codes(relations, "relations"),
+        )
 
     def _articles(self, events_sql: str, params: list, keywords) -> tuple[str, list]:
         """SQL for the kept documents of those events (``docs`` rows: doc_id, date, title,
         tokens) with at least one keyword in title or text, and its parameters."""
-        sql = (f"SELECT * FROM {self._docs()} WHERE doc_id IN (SELECT doc_id FROM links WHERE "
-               f"quad_id IN (SELECT quad_id FROM ({events_sql})))")  # fmt: skip
+        sql = (
+            f"SELECT * FROM {self._docs()} WHERE doc_id IN (SELECT doc_id FROM links WHERE "
+            f"quad_id IN (SELECT quad_id FROM ({events_sql})))"
+        )
         if not keywords:
             return sql, params
         if not isinstance(keywords, list) or not all(isinstance(k, str) for k in keywords):
@@ -237,8 +270,10 @@ class Environment:
             text = "coalesce(t.title, '') || ' ' || coalesce(t.text, '')"
             found.append(f"{_of_docs('news', sql)} WHERE {_any_in(text, len(spaced))}")
             found_params += [*params, *spaced]
-        return (f"SELECT * FROM ({sql}) WHERE doc_id IN ({' UNION ALL '.join(found)})",
-                [*params, *found_params])  # fmt: skip
+        return (
+            f"SELECT * FROM ({sql}) WHERE doc_id IN ({' UNION ALL '.join(found)})",
+            [*params, *found_params],
+        )
 
     def _docs(self) -> str:
         """The articles' ids, dates, titles and lengths in terms, in memory (a few MB), made
@@ -261,23 +296,26 @@ class Environment:
         if not docs:
             return []
         if missing := next((doc[0] for doc in docs if doc[3] is None), None):
-            raise EnvironmentSetupError(f"news_terms has no terms for article {missing}: run "
-                                        "release verify on this release")  # fmt: skip
+            raise EnvironmentSetupError(
+                f"news_terms has no terms for article {missing}: run release verify on this release"
+            )
         order = {doc[0]: i for i, doc in enumerate(docs)}
         query = text.split(" ")
         counts: dict[str, np.ndarray] = {}
         for doc_id, term, tf in self._con.execute(
             f"{_of_docs('terms', docs_sql, 't.doc_id, t.term, t.tf')} WHERE t.term IN "
-            "(SELECT unnest(?))", [*params, sorted(set(query))]
-        ).fetchall():  # fmt: skip
+            "(SELECT unnest(?))",
+            [*params, sorted(set(query))],
+        ).fetchall():
             counts.setdefault(term, np.zeros(len(docs), np.int64))[order[doc_id]] = tf
 
         def vocabulary() -> np.ndarray:  # first use: the first document's, then first place
             return self._con.execute(
                 f"SELECT count(*) AS df FROM terms JOIN (SELECT doc_id, date, row_number() OVER "
                 f"(ORDER BY date, doc_id) AS r FROM ({docs_sql})) USING (doc_id, date) GROUP BY "
-                f"term ORDER BY min(r * {2**32} + first)", params
-            ).fetchnumpy()["df"]  # fmt: skip
+                f"term ORDER BY min(r * {2**32} + first)",
+                params,
+            ).fetchnumpy()["df"]
 
         lengths = np.array([doc[3] for doc in docs], np.int64)
         scores = bm25.scores(lengths, counts, query, vocabulary)
@@ -295,30 +333,39 @@ class Environment:
 
     # --- the knowledge graph ------------------------------------------------------------
 
-    def count_events(self, date_range=None, head_entities=None, tail_entities=None,
-                     relations=None) -> int:  # fmt: skip
+    def count_events(
+        self, date_range=None, head_entities=None, tail_entities=None, relations=None
+    ) -> int:
         """The number of events (unique quadruples) matching every given filter."""
         sql, params = self._filters(date_range, head_entities, tail_entities, relations)
         return self._con.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()[0]
 
-    def get_events(self, date_range=None, head_entities=None, tail_entities=None,
-                   relations=None, text_description=None) -> list[Event]:  # fmt: skip
+    def get_events(
+        self,
+        date_range=None,
+        head_entities=None,
+        tail_entities=None,
+        relations=None,
+        text_description=None,
+    ) -> list[Event]:
         """Up to 30 matching events: the latest first, or, with ``text_description``, those
         of the news articles that match it best (BM25)."""
         sql, params = self._filters(date_range, head_entities, tail_entities, relations)
         if not text_description:
             rows = self._con.execute(
                 f"SELECT date, head, relation, tail FROM ({sql}) "
-                f"ORDER BY date DESC, head, relation, tail LIMIT {EVENTS_LIMIT}", params
-            ).fetchall()  # fmt: skip
+                f"ORDER BY date DESC, head, relation, tail LIMIT {EVENTS_LIMIT}",
+                params,
+            ).fetchall()
             return [_event(*row) for row in rows]
         ranked = self._ranked(*self._articles(sql, params, None), text_description, EVENTS_LIMIT)
         by_doc: dict[str, list[tuple]] = {}
         for doc_id, *event in self._con.execute(
             f"SELECT d.doc_id, e.date, e.head, e.relation, e.tail FROM ({sql}) AS e JOIN links "
             "AS d USING (quad_id) WHERE d.doc_id IN (SELECT unnest(?)) ORDER BY e.date DESC, "
-            "e.head, e.relation, e.tail", [*params, [doc[0] for doc in ranked]]
-        ).fetchall():  # fmt: skip
+            "e.head, e.relation, e.tail",
+            [*params, [doc[0] for doc in ranked]],
+        ).fetchall():
             by_doc.setdefault(doc_id, []).append(event)
         found: dict[Event, None] = {}
         for doc in ranked:
@@ -334,37 +381,44 @@ class Environment:
         first. ``interacted_entities`` keeps events with any of them on the other side
         (``entity_role`` "head" or "tail"), or on either side ("both" or None)."""
         if entity_role is not None and entity_role not in ROLES:
-            raise ValueError(f"Input 'entity_role' must be a string 'head', 'tail', or 'both', "
-                             f"but received: {entity_role}")  # fmt: skip
+            raise ValueError(
+                f"Input 'entity_role' must be a string 'head', 'tail', or 'both', "
+                f"but received: {entity_role}"
+            )
         relations = self._codes(involved_relations, "involved_relations")
         sql, params = self._events(date_range, relations=relations)
         others = self._isos(interacted_entities, "interacted_entities")
         if others:
             column = {"head": "tail IN (SELECT unnest(?))", "tail": "head IN (SELECT unnest(?))"}
-            where = column.get(entity_role, "(head IN (SELECT unnest(?)) OR tail IN "
-                                            "(SELECT unnest(?)))")  # fmt: skip
+            where = column.get(
+                entity_role, "(head IN (SELECT unnest(?)) OR tail IN (SELECT unnest(?)))"
+            )
             params = [*params, *([others] * where.count("?"))]
             sql = f"SELECT * FROM ({sql}) WHERE {where}"
         rows = self._con.execute(
             f"SELECT iso, count(*) AS n FROM (SELECT head AS iso FROM ({sql}) UNION ALL "
-            f"SELECT tail FROM ({sql})) GROUP BY iso ORDER BY n DESC, iso", params * 2
-        ).fetchall()  # fmt: skip
+            f"SELECT tail FROM ({sql})) GROUP BY iso ORDER BY n DESC, iso",
+            params * 2,
+        ).fetchall()
         return {ISOCode(iso): n for iso, n in rows}
 
-    def get_relation_distribution(self, date_range=None, head_entities=None,
-                                  tail_entities=None) -> dict[CAMEOCode, int]:  # fmt: skip
+    def get_relation_distribution(
+        self, date_range=None, head_entities=None, tail_entities=None
+    ) -> dict[CAMEOCode, int]:
         """How many matching events each second-level relation has, most first."""
         sql, params = self._filters(date_range, head_entities, tail_entities, None)
         rows = self._con.execute(
             f"SELECT relation, count(*) AS n FROM ({sql}) GROUP BY relation "
-            "ORDER BY n DESC, relation", params
-        ).fetchall()  # fmt: skip
+            "ORDER BY n DESC, relation",
+            params,
+        ).fetchall()
         return {CAMEOCode(code): n for code, n in rows}
 
     # --- news ---------------------------------------------------------------------------
 
-    def count_news_articles(self, date_range=None, head_entities=None, tail_entities=None,
-                            relations=None, keywords=None) -> int:  # fmt: skip
+    def count_news_articles(
+        self, date_range=None, head_entities=None, tail_entities=None, relations=None, keywords=None
+    ) -> int:
         """The number of kept news articles behind the matching events that contain one of
         ``keywords`` (all of them without keywords)."""
         sql, params = self._articles(
@@ -372,9 +426,15 @@ class Environment:
         )
         return self._con.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()[0]
 
-    def get_news_articles(self, date_range=None, head_entities=None, tail_entities=None,
-                          relations=None, keywords=None,
-                          text_description=None) -> list[tuple[Date, str]]:  # fmt: skip
+    def get_news_articles(
+        self,
+        date_range=None,
+        head_entities=None,
+        tail_entities=None,
+        relations=None,
+        keywords=None,
+        text_description=None,
+    ) -> list[tuple[Date, str]]:
         """Up to 15 of those articles as (date, title): the latest first, or those matching
         ``text_description`` best (BM25)."""
         sql, params = self._articles(
@@ -385,7 +445,7 @@ class Environment:
         else:
             rows = self._con.execute(
                 f"SELECT * FROM ({sql}) ORDER BY date DESC, doc_id LIMIT {NEWS_LIMIT}", params
-            ).fetchall()  # fmt: skip
+            ).fetchall()
         return [(Date(row[1].isoformat()), row[2]) for row in rows]
 
     def browse_news_article(self, date: Date, title: str) -> str:
@@ -396,16 +456,21 @@ class Environment:
             raise ValueError(f"Input 'title' must be a string, but received type {type(title)}")
         doc = self._con.execute(
             f"SELECT doc_id FROM {self._docs()} WHERE date = ? AND title = ? ORDER BY doc_id "
-            "LIMIT 1", [date.date, title]
-        ).fetchone()  # fmt: skip
+            "LIMIT 1",
+            [date.date, title],
+        ).fetchone()
         # Looked up first, so the id reaches the Parquet scan as a constant: a subquery's
         # would be joined after reading the day's row groups.
-        row = doc and self._con.execute(
-            "SELECT text FROM news WHERE date = ? AND doc_id = ?", [date.date, doc[0]]
-        ).fetchone()  # fmt: skip
+        row = (
+            doc
+            and self._con.execute(
+                "SELECT text FROM news WHERE date = ? AND doc_id = ?", [date.date, doc[0]]
+            ).fetchone()
+        )
         if row is None:  # a later article is not found, as a missing one
-            raise ValueError(f"No news article found with the specified date {date.date} and "
-                             f"title {title}")  # fmt: skip
+            raise ValueError(
+                f"No news article found with the specified date {date.date} and title {title}"
+            )
         return f"{date}:\n{title}\n{row[0]}"
 
     # --- names and codes ----------------------------------------------------------------
@@ -414,8 +479,11 @@ class Environment:
         """The country of that name, else the 5 whose names are nearest (embeddings)."""
         if not isinstance(name, str):
             raise ValueError(f"Input 'name' must be a string, but received type {type(name)}")
-        isos = [self._name2iso[name]] if name in self._name2iso else self._nearest(
-            name, self._country_vectors, list(self._iso2names))  # fmt: skip
+        isos = (
+            [self._name2iso[name]]
+            if name in self._name2iso
+            else self._nearest(name, self._country_vectors, list(self._iso2names))
+        )
         return [Country(ISOCode(iso), self._iso2names[iso][0]) for iso in isos]
 
     def map_iso_to_country_name(self, iso_code: ISOCode) -> str:
@@ -430,8 +498,9 @@ class Environment:
     def map_relation_description_to_cameo(self, description: str) -> list[Relation]:
         """The relation of that name or description, else the 5 nearest (embeddings)."""
         if not isinstance(description, str):
-            raise ValueError(f"Input 'description' must be a string, but received type "
-                             f"{type(description)}")  # fmt: skip
+            raise ValueError(
+                f"Input 'description' must be a string, but received type {type(description)}"
+            )
         if description in self._text2code:
             codes = [self._text2code[description]]
         else:
@@ -447,16 +516,18 @@ class Environment:
         """The first-level relation above a second-level one."""
         self._known(cameo_code)
         if len(cameo_code.code) != 3:
-            raise ValueError(f"Only second level relations are accepted, but received: "
-                             f"{cameo_code.code}")  # fmt: skip
+            raise ValueError(
+                f"Only second level relations are accepted, but received: {cameo_code.code}"
+            )
         return self._relations[cameo_code.code[:2]]
 
     def get_child_relations(self, cameo_code: CAMEOCode) -> list[Relation]:
         """The second-level relations under a first-level one."""
         self._known(cameo_code)
         if len(cameo_code.code) != 2:
-            raise ValueError(f"Only first level relations are accepted, but received: "
-                             f"{cameo_code.code}")  # fmt: skip
+            raise ValueError(
+                f"Only first level relations are accepted, but received: {cameo_code.code}"
+            )
         return list(self._children.get(cameo_code.code, ()))
 
     def get_sibling_relations(self, cameo_code: CAMEOCode) -> list[Relation]:
@@ -476,8 +547,10 @@ def _of_docs(table: str, docs_sql: str, columns: str = "t.doc_id") -> str:
     """SQL: ``columns`` of the rows of ``table`` (as ``t``) of the documents of ``docs_sql``,
     joined on the date too: DuckDB then skips the row groups (the tables are sorted by date)
     outside the documents' days, so a search of the last week reads a week's terms."""
-    return (f"SELECT {columns} FROM {table} AS t SEMI JOIN ({docs_sql}) AS d "
-            "ON t.doc_id = d.doc_id AND t.date = d.date")  # fmt: skip
+    return (
+        f"SELECT {columns} FROM {table} AS t SEMI JOIN ({docs_sql}) AS d "
+        "ON t.doc_id = d.doc_id AND t.date = d.date"
+    )
 
 
 def _any_in(column: str, keywords: int) -> str:

@@ -68,16 +68,23 @@ def tool_schemas() -> list[dict]:
     for name in TOOLS:
         method = getattr(Environment, name)
         params = list(inspect.signature(method).parameters.values())[1:]
-        tools.append({"type": "function", "function": {
-            "name": name,
-            "description": _summary(method),
-            "parameters": {
-                "type": "object",
-                "properties": {p.name: _PARAMS[p.name][0] for p in params},
-                "required": [p.name for p in params if p.default is inspect.Parameter.empty],
-                "additionalProperties": False,
-            },
-        }})  # fmt: skip
+        tools.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": _summary(method),
+                    "parameters": {
+                        "type": "object",
+                        "properties": {p.name: _PARAMS[p.name][0] for p in params},
+                        "required": [
+                            p.name for p in params if p.default is inspect.Parameter.empty
+                        ],
+                        "additionalProperties": False,
+                    },
+                },
+            }
+        )
     return tools
 
 
@@ -103,13 +110,20 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (Date, ISOCode, CAMEOCode)):
         return value.date if isinstance(value, Date) else value.code
     if isinstance(value, Event):
-        return {"date": value.date.date, "head_entity": value.head_entity.code,
-                "relation": value.relation.code, "tail_entity": value.tail_entity.code}  # fmt: skip
+        return {
+            "date": value.date.date,
+            "head_entity": value.head_entity.code,
+            "relation": value.relation.code,
+            "tail_entity": value.tail_entity.code,
+        }
     if isinstance(value, Country):
         return {"iso_code": value.iso_code.code, "name": value.name}
     if isinstance(value, Relation):
-        return {"cameo_code": value.cameo_code.code, "name": value.name,
-                "description": value.description}  # fmt: skip
+        return {
+            "cameo_code": value.cameo_code.code,
+            "name": value.name,
+            "description": value.description,
+        }
     if isinstance(value, dict):
         return {_plain(k): v for k, v in value.items()}
     if isinstance(value, (list, tuple)):

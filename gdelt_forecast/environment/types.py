@@ -117,8 +117,10 @@ class Relation:
     description: str
 
     def __str__(self) -> str:
-        return (f"Relation(cameo_code={self.cameo_code}, name='{self.name}', "
-                f"description='{self.description}')")  # fmt: skip
+        return (
+            f"Relation(cameo_code={self.cameo_code}, name='{self.name}', "
+            f"description='{self.description}')"
+        )
 
 
 @dataclass(frozen=True)
@@ -131,8 +133,10 @@ class Event:
     tail_entity: ISOCode
 
     def __str__(self) -> str:
-        return (f"Event(date={self.date}, head_entity={self.head_entity}, "
-                f"relation={self.relation}, tail_entity={self.tail_entity})")  # fmt: skip
+        return (
+            f"Event(date={self.date}, head_entity={self.head_entity}, "
+            f"relation={self.relation}, tail_entity={self.tail_entity})"
+        )
 
 
 @dataclass(frozen=True)

@@ -127,9 +127,12 @@ def _apply_rules(con, cfg: Config, first: date, last: date) -> None:
     for step, (rule, sql_file, switch) in enumerate(RULES, 1):
         enabled = True if switch is None else getattr(ev, switch)
         duck.run(
-            con, f"normalize/{sql_file}", "CREATE OR REPLACE TEMP TABLE tagged AS",
-            enabled=enabled, **params,
-        )  # fmt: skip
+            con,
+            f"normalize/{sql_file}",
+            "CREATE OR REPLACE TEMP TABLE tagged AS",
+            enabled=enabled,
+            **params,
+        )
         duck.run(con, funnel, "INSERT INTO funnel", step=step, rule=rule, enabled=enabled, **params)
         log.info("normalize %s..%s: rule %d/%d %s applied", first, last, step, len(RULES), rule)
         con.execute(
@@ -163,9 +166,11 @@ def normalize(cfg: Config, first: date, last: date) -> Summary:
             at = {"day": day}
             _replace(con, "SELECT * FROM silver WHERE date = $day", at, silver / "events" / part)
             _replace(
-                con, "SELECT * FROM funnel WHERE date = $day ORDER BY step", at,
+                con,
+                "SELECT * FROM funnel WHERE date = $day ORDER BY step",
+                at,
                 silver / "funnel" / part,
-            )  # fmt: skip
+            )
         totals = con.execute(
             "SELECT rule, sum(removed), sum(rows_in) FROM funnel GROUP BY rule, step ORDER BY step"
         ).fetchall()

@@ -127,8 +127,10 @@ def build_release(
                 raise ReleaseError(f"version {version!r}: use letters, digits, '.', '-', '_'")
             dest = root / version
             if dest.exists():
-                raise ReleaseError(f"release {version} exists at {dest}: releases are "
-                                   "immutable, choose another --version")  # fmt: skip
+                raise ReleaseError(
+                    f"release {version} exists at {dest}: releases are "
+                    "immutable, choose another --version"
+                )
         # Unique, so two builds that ask for one name never share a folder; the loser of
         # the rename below is refused.
         tmp = temporary_folder(root, prefix=f".{version}.")
@@ -145,10 +147,16 @@ def build_release(
     copy = working_copy_of(cfg.data_root)
     path = publish(copy[0], version, _stays_latest) if copy else str(dest)
     return Summary(
-        month=month, version=version, path=path, history_start=start.isoformat(),
-        history_end=last.isoformat(), rows=rows, files=len(files),
-        bytes=sum(p.stat().st_size for p in files), seconds=time.monotonic() - t0,
-    )  # fmt: skip
+        month=month,
+        version=version,
+        path=path,
+        history_start=start.isoformat(),
+        history_end=last.isoformat(),
+        rows=rows,
+        files=len(files),
+        bytes=sum(p.stat().st_size for p in files),
+        seconds=time.monotonic() - t0,
+    )
 
 
 def _write(
@@ -160,8 +168,14 @@ def _write(
         con.execute(f"SET memory_limit = '{cfg.release.memory_limit}'")  # validated pattern
         for name in DATABASE:
             log.info("release %s: %s", version, name)
-            export.write_query(con, f"release/export/{name}.sql", out / name, ROWS_PER_FILE,
-                               ROW_GROUPS.get(name, export.ROW_GROUP), **window)  # fmt: skip
+            export.write_query(
+                con,
+                f"release/export/{name}.sql",
+                out / name,
+                ROWS_PER_FILE,
+                ROW_GROUPS.get(name, export.ROW_GROUP),
+                **window,
+            )
         log.info("release %s: MIRAI's data_kg.csv and data_news.csv", version)
         mirai_compat.write_database(con, out / "mirai" / "MIRAI", start, last)
     log.info("release %s: news_terms/ (the articles' terms, for BM25 search)", version)
@@ -186,13 +200,19 @@ def _write(
     with duckdb.connect() as con:
         for name in (*DATABASE, "relations", "countries", "complex_events", "timelines"):
             glob = next(t.glob for t in TABLES if t.name == name)
-            con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet("
-                        f"{duck.literal(out / glob)})")  # fmt: skip
-        con.execute(f"CREATE VIEW tasks AS SELECT * FROM read_parquet("
-                    f"{duck.literal(out / 'tasks' / '*' / '*.parquet')})")  # fmt: skip
+            con.execute(
+                f"CREATE VIEW {name} AS SELECT * FROM read_parquet({duck.literal(out / glob)})"
+            )
+        con.execute(
+            f"CREATE VIEW tasks AS SELECT * FROM read_parquet("
+            f"{duck.literal(out / 'tasks' / '*' / '*.parquet')})"
+        )
         headline = stats.write_stats(con, out, cfg.release.top_pairs)
-    rows = {name: sum(manifest.parquet_rows(p) for p in sorted(out.glob(t.glob)))
-            for t in TABLES if (name := t.name) in schemas}  # fmt: skip
+    rows = {
+        name: sum(manifest.parquet_rows(p) for p in sorted(out.glob(t.glob)))
+        for t in TABLES
+        if (name := t.name) in schemas
+    }
     meta = {
         "name": cfg.release.name,
         "version": version,
@@ -232,22 +252,52 @@ def _write(
     manifest.write_json(out / "stats" / "quality.json", meta["quality"])
     (out / "README.md").write_text(card.render(meta, schemas, rows, headline), encoding="utf-8")
     files = manifest.entries(out)
-    manifest.write_json(out / "croissant.json", croissant.croissant(out, {
-        "name": cfg.release.name, "version": version, "license": cfg.release.license,
-        "description": f"{cfg.release.name} {version}: MIRAI-style relation queries for "
-        f"{month} and the GDELT event database and news corpus from {start} to {last}.",
-        "citation": card.MIRAI_BIBTEX, "url": None, "date_published": None,
-        "creator": "gdelt-forecast",
-    }, files))  # fmt: skip
+    manifest.write_json(
+        out / "croissant.json",
+        croissant.croissant(
+            out,
+            {
+                "name": cfg.release.name,
+                "version": version,
+                "license": cfg.release.license,
+                "description": f"{cfg.release.name} {version}: MIRAI-style relation queries for "
+                f"{month} and the GDELT event database and news corpus from {start} to {last}.",
+                "citation": card.MIRAI_BIBTEX,
+                "url": None,
+                "date_published": None,
+                "creator": "gdelt-forecast",
+            },
+            files,
+        ),
+    )
     files = sorted([*files, manifest.entry(out, out / "croissant.json")], key=lambda f: f["path"])
     created = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    manifest.write_json(out / manifest.MANIFEST, {
-        "name": meta["name"], "version": version, "created": created, **{
-            k: meta[k] for k in ("code_version", "month", "history", "config", "gdelt",
-                                 "funnel", "embeddings", "baselines", "tkg", "testset",
-                                 "timelines", "tasks")
-        }, "files": files,
-    })  # fmt: skip
+    manifest.write_json(
+        out / manifest.MANIFEST,
+        {
+            "name": meta["name"],
+            "version": version,
+            "created": created,
+            **{
+                k: meta[k]
+                for k in (
+                    "code_version",
+                    "month",
+                    "history",
+                    "config",
+                    "gdelt",
+                    "funnel",
+                    "embeddings",
+                    "baselines",
+                    "tkg",
+                    "testset",
+                    "timelines",
+                    "tasks",
+                )
+            },
+            "files": files,
+        },
+    )
     return rows
 
 
@@ -267,17 +317,24 @@ def _gdelt_slots(cfg: Config, start: date, last: date, path: Path) -> dict:
         raise ReleaseError(f"no GDELT ledger at {ledger}: the release records its source files")
     lookback = cfg.events.url_lookback_days if cfg.events.earliest_url_date else 0
     with duckdb.connect() as con:
-        table = duck.relation(con, "release/export/gdelt_slots.sql", ledger=str(ledger),
-                              lookback_date=start - timedelta(days=lookback),
-                              last_date=last).to_arrow_table()  # fmt: skip
+        table = duck.relation(
+            con,
+            "release/export/gdelt_slots.sql",
+            ledger=str(ledger),
+            lookback_date=start - timedelta(days=lookback),
+            last_date=last,
+        ).to_arrow_table()
     write_parquet(table, path)
     slots = table["slot"].to_pylist()
     statuses = Counter(table["status"].to_pylist())
     return {
-        "slots": len(set(slots)), "files": table.num_rows,
-        "first": min(slots, default=None), "last": max(slots, default=None),
-        "statuses": dict(sorted(statuses.items())), "md5s": "gdelt/slots.parquet",
-    }  # fmt: skip
+        "slots": len(set(slots)),
+        "files": table.num_rows,
+        "first": min(slots, default=None),
+        "last": max(slots, default=None),
+        "statuses": dict(sorted(statuses.items())),
+        "md5s": "gdelt/slots.parquet",
+    }
 
 
 def _stays_latest(current: str | None, version: str) -> bool:

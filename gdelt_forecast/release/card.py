@@ -306,29 +306,37 @@ remain their publishers'; they are included for research use only.
 def _soundness_rows(rules: list[dict]) -> str:
     return "\n".join(
         f"| `{r['rule']}` | {r['text']} | "
-        + (", ".join(f"{n:,} {what.replace('_', ' ')}" for what, n in r["removed"].items())
-           or "nothing")
+        + (
+            ", ".join(f"{n:,} {what.replace('_', ' ')}" for what, n in r["removed"].items())
+            or "nothing"
+        )
         + " |"
         for r in rules
-    )  # fmt: skip
+    )
 
 
 def _letters(letters: dict) -> str:
-    return "; ".join(f"{task} " + ", ".join(f"{letter} {n:,}" for letter, n in found.items())
-                     for task, found in letters.items())  # fmt: skip
+    return "; ".join(
+        f"{task} " + ", ".join(f"{letter} {n:,}" for letter, n in found.items())
+        for task, found in letters.items()
+    )
 
 
 def _backgrounds(backgrounds: dict) -> str:
-    return ", ".join(f"{task} {b['empty']:,} and {b['single_event']:,} of {b['records']:,}"
-                     for task, b in backgrounds.items())  # fmt: skip
+    return ", ".join(
+        f"{task} {b['empty']:,} and {b['single_event']:,} of {b['records']:,}"
+        for task, b in backgrounds.items()
+    )
 
 
 def _empty_note(empty: list[str]) -> str:
     if not empty:
         return ""
     names = ", ".join(f"`{name}`" for name in empty)
-    return (f"\nEmpty in this release: {names}. They have no `datasets` config (it cannot "
-            "read a Parquet file without rows); DuckDB and pyarrow read them.\n")  # fmt: skip
+    return (
+        f"\nEmpty in this release: {names}. They have no `datasets` config (it cannot "
+        "read a Parquet file without rows); DuckDB and pyarrow read them.\n"
+    )
 
 
 def _on(switch: bool) -> str:

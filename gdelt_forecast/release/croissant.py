@@ -90,12 +90,21 @@ def _field(id_: str, name: str, type_: pa.DataType, source: dict) -> dict:
     repeated = pa.types.is_list(type_) or pa.types.is_large_list(type_)
     item = type_.value_type if repeated else type_
     if pa.types.is_struct(item):
-        field = _node("cr:Field", id_, name, subField=[
-            _node("cr:Field", f"{id_}/{member.name}", member.name,
-                  dataType=_scalar_type(member.type, f"{id_}/{member.name}"),
-                  source={**source, "transform": {"jsonPath": member.name}})
-            for member in item
-        ])  # fmt: skip
+        field = _node(
+            "cr:Field",
+            id_,
+            name,
+            subField=[
+                _node(
+                    "cr:Field",
+                    f"{id_}/{member.name}",
+                    member.name,
+                    dataType=_scalar_type(member.type, f"{id_}/{member.name}"),
+                    source={**source, "transform": {"jsonPath": member.name}},
+                )
+                for member in item
+            ],
+        )
     else:
         field = _node("cr:Field", id_, name, dataType=_scalar_type(item, id_), source=source)
     return {**field, "repeated": True} if repeated else field
@@ -113,11 +122,16 @@ def croissant(release_dir: Path, meta: dict, files: list[dict]) -> dict:
         if not parts:
             continue
         distribution += [
-            _node("cr:FileObject", part["path"], contentUrl=part["path"],
-                  encodingFormat="application/x-parquet", contentSize=f"{part['bytes']} B",
-                  sha256=part["sha256"])
+            _node(
+                "cr:FileObject",
+                part["path"],
+                contentUrl=part["path"],
+                encodingFormat="application/x-parquet",
+                contentSize=f"{part['bytes']} B",
+                sha256=part["sha256"],
+            )
             for part in parts
-        ]  # fmt: skip
+        ]
         if len(parts) == 1:
             source = {"fileObject": {"@id": parts[0]["path"]}}
         else:
@@ -134,20 +148,30 @@ def croissant(release_dir: Path, meta: dict, files: list[dict]) -> dict:
             if not pq.read_schema(release_dir / part["path"]).equals(schema):
                 raise ValueError(f"{part['path']}: schema differs from {parts[0]['path']}")
         fields = [
-            _field(f"{table.name}/{col.name}", col.name, col.type,
-                   {**source, "extract": {"column": col.name}})
+            _field(
+                f"{table.name}/{col.name}",
+                col.name,
+                col.type,
+                {**source, "extract": {"column": col.name}},
+            )
             for col in schema
-        ]  # fmt: skip
+        ]
         record_sets.append(
             _node("cr:RecordSet", table.name, description=table.description, field=fields)
         )
     # tkg/'s text files (RE-Net's headerless layout, described by the card) travel as files.
     distribution += [
-        _node("cr:FileObject", f["path"], contentUrl=f["path"],
-              encodingFormat="text/tab-separated-values", contentSize=f"{f['bytes']} B",
-              sha256=f["sha256"])
-        for f in sorted(files, key=lambda f: f["path"]) if f["path"].startswith("tkg/")
-    ]  # fmt: skip
+        _node(
+            "cr:FileObject",
+            f["path"],
+            contentUrl=f["path"],
+            encodingFormat="text/tab-separated-values",
+            contentSize=f"{f['bytes']} B",
+            sha256=f["sha256"],
+        )
+        for f in sorted(files, key=lambda f: f["path"])
+        if f["path"].startswith("tkg/")
+    ]
     dataset = {
         "@context": CONTEXT,
         "@type": "sc:Dataset",

@@ -26,8 +26,11 @@ def parquet_rows(path: Path) -> int:
 
 
 def entry(root: Path, path: Path) -> dict:
-    item = {"path": path.relative_to(root).as_posix(), "bytes": path.stat().st_size,
-            "sha256": sha256(path)}  # fmt: skip
+    item = {
+        "path": path.relative_to(root).as_posix(),
+        "bytes": path.stat().st_size,
+        "sha256": sha256(path),
+    }
     if path.suffix == ".parquet":
         item["rows"] = parquet_rows(path)
     return item
@@ -59,8 +62,11 @@ def code_version() -> dict:
         try:
             done = subprocess.run(
                 ["git", "-C", str(checkout), "rev-parse", "HEAD"],
-                capture_output=True, text=True, timeout=10, check=True,
-            )  # fmt: skip
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=True,
+            )
             version["git_commit"] = done.stdout.strip()
         except (OSError, subprocess.SubprocessError):
             pass  # no git on this machine: the package version alone identifies the code

@@ -32,8 +32,10 @@ SCHEMA = pa.schema([("doc_id", pa.string()), ("date", pa.date32()), ("term", pa.
 def write_news_terms(release: Path, rows_per_file: int) -> list[Path]:
     """``release/news_terms/part-*.parquet`` from ``release/news/``."""
     with duckdb.connect() as con:
-        con.execute(f"CREATE VIEW news AS SELECT * FROM read_parquet("
-                    f"{duck.literal(release / 'news' / '*.parquet')})")  # fmt: skip
+        con.execute(
+            f"CREATE VIEW news AS SELECT * FROM read_parquet("
+            f"{duck.literal(release / 'news' / '*.parquet')})"
+        )
         days = con.execute("SELECT DISTINCT date FROM news ORDER BY date").fetchall()
 
         def batches() -> Iterator[pa.RecordBatch]:

@@ -61,10 +61,10 @@ def quality(tasks_folder: Path, timelines: dict, tasks: dict) -> dict:
         "rules": [
             {"rule": rule, "text": text, "removed": removed.get(rule, {})}
             for rule, text in sorted(RULES.items())
-        ],  # fmt: skip
+        ],
         "gold_letters": {
             task: {letter: found[letter] for letter in "ABCD"} for task, found in letters.items()
-        },  # fmt: skip
+        },
         "backgrounds": {
             task: {
                 "records": sum(n.values()),
@@ -74,7 +74,7 @@ def quality(tasks_folder: Path, timelines: dict, tasks: dict) -> dict:
                 "share_single_event": _share(n[1], n),
             }
             for task, n in backgrounds.items()
-        },  # fmt: skip
+        },
         "mirai": MIRAI,
     }
 

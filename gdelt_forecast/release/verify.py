@@ -51,8 +51,9 @@ def verify(root: Path) -> list[str]:
     if problems:  # tables that fail their checksum are not worth reading further
         return problems
     problems += _schemas(root, listed)
-    return problems or (_leakage(root, manifest, listed) + _task_leakage(root, listed)
-                        + _tkg(root, manifest))  # fmt: skip
+    return problems or (
+        _leakage(root, manifest, listed) + _task_leakage(root, listed) + _tkg(root, manifest)
+    )
 
 
 def _files(root: Path, listed: dict[str, dict]) -> list[str]:
@@ -62,13 +63,15 @@ def _files(root: Path, listed: dict[str, dict]) -> list[str]:
         if path not in present:
             problems.append(f"{path}: listed in the manifest but missing")
         elif (root / path).stat().st_size != item["bytes"]:
-            problems.append(f"{path}: {(root / path).stat().st_size} bytes, manifest says "
-                            f"{item['bytes']}")  # fmt: skip
+            problems.append(
+                f"{path}: {(root / path).stat().st_size} bytes, manifest says {item['bytes']}"
+            )
         elif sha256(root / path) != item["sha256"]:
             problems.append(f"{path}: sha256 differs from the manifest")
         elif "rows" in item and parquet_rows(root / path) != item["rows"]:
-            problems.append(f"{path}: {parquet_rows(root / path)} rows, manifest says "
-                            f"{item['rows']}")  # fmt: skip
+            problems.append(
+                f"{path}: {parquet_rows(root / path)} rows, manifest says {item['rows']}"
+            )
     problems += [f"{path}: not listed in the manifest" for path in sorted(present - set(listed))]
     return problems
 
@@ -107,16 +110,19 @@ def _leakage(root: Path, manifest: dict, listed: dict[str, dict]) -> list[str]:
     tables = _tables(listed)
     with duckdb.connect() as con:
         for name, paths in tables.items():
-            con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet('
-                        f"{duck.quoted_list(root / p for p in paths)})")  # fmt: skip
+            con.execute(
+                f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet('
+                f"{duck.quoted_list(root / p for p in paths)})"
+            )
         for name, columns in DATED.items():
             where = " OR ".join(f"{c} NOT BETWEEN $start AND $end" for c in columns)
             (outside,) = con.execute(
                 f"SELECT count(*) FROM {name} WHERE {where}", {"start": start, "end": end}
             ).fetchone()
             if outside:
-                problems += [f"{p}: {outside} rows dated outside {start}..{end}"
-                             for p in tables[name]]  # fmt: skip
+                problems += [
+                    f"{p}: {outside} rows dated outside {start}..{end}" for p in tables[name]
+                ]
         # Atomic events are dated yyyy, yyyy-MM or yyyy-MM-dd: as text, any of them after the
         # history's last day sorts after it.
         (late,) = con.execute(
@@ -129,8 +135,10 @@ def _leakage(root: Path, manifest: dict, listed: dict[str, dict]) -> list[str]:
         found = duck.records(con, "release/leaks.sql", first=first, last=last)
         found += duck.records(con, "release/news_terms_check.sql")
         for r in found:
-            problems += [f"{p}: {r['problem']} ({r['rows']} rows, e.g. {r['example']})"
-                         for p in tables[r["tbl"]]]  # fmt: skip
+            problems += [
+                f"{p}: {r['problem']} ({r['rows']} rows, e.g. {r['example']})"
+                for p in tables[r["tbl"]]
+            ]
     return problems
 
 
@@ -147,12 +155,16 @@ def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
             story.setdefault(atom["complex_event_id"], []).append(atom["text"])
             where = f"{path}: {atom['complex_event_id']} event {atom['seq']}"
             if available.get(atom["source_doc_id"]) != atom["source_date"]:
-                problems.append(f"{where}: its source {atom['source_doc_id']} was first seen "
-                                f"on {available.get(atom['source_doc_id'])}, not "
-                                f"{atom['source_date']}")  # fmt: skip
+                problems.append(
+                    f"{where}: its source {atom['source_doc_id']} was first seen "
+                    f"on {available.get(atom['source_doc_id'])}, not "
+                    f"{atom['source_date']}"
+                )
             elif sound.after_source(atom):
-                problems.append(f"{where}: dated {atom['date']}, after its source was first "
-                                f"seen on {atom['source_date']} (rule 2)")  # fmt: skip
+                problems.append(
+                    f"{where}: dated {atom['date']}, after its source was first "
+                    f"seen on {atom['source_date']} (rule 2)"
+                )
     rows = []
     for table in TABLES:
         if table.config is None:
@@ -161,11 +173,13 @@ def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
             for row in pq.read_table(root / path).to_pylist():
                 rows.append(row)
                 if (row["task"], row["split"]) != (table.config, table.split):
-                    problems.append(f"{path}: {row['id']} is a {row['task']} {row['split']} "
-                                    "record")  # fmt: skip
+                    problems.append(f"{path}: {row['id']} is a {row['task']} {row['split']} record")
                 texts = story.get(row["complex_event_id"], [])
-                why = (leakage.dated_wrong(row) or leakage.unsourced(row, available)
-                       or leakage.answer_in_context(row, texts))  # fmt: skip
+                why = (
+                    leakage.dated_wrong(row)
+                    or leakage.unsourced(row, available)
+                    or leakage.answer_in_context(row, texts)
+                )
                 if why:
                     problems.append(f"{path}: {row['id']}: {why}")
     paths = {r["id"]: f"tasks/{r['task']}/{r['split']}.parquet" for r in rows}
@@ -180,9 +194,13 @@ def _tkg(root: Path, manifest: dict) -> list[str]:
     try:
         names = {kind: _ids(folder / f"{kind}2id.txt") for kind in ("entity", "relation")}
         stat = (folder / "stat.txt").read_text(encoding="utf-8").split()
-        lines = {split: [tuple(int(v) for v in line.split("\t"))
-                         for line in (folder / f"{split}.txt").read_text().splitlines()]
-                 for split in ("train", "valid", "test")}  # fmt: skip
+        lines = {
+            split: [
+                tuple(int(v) for v in line.split("\t"))
+                for line in (folder / f"{split}.txt").read_text().splitlines()
+            ]
+            for split in ("train", "valid", "test")
+        }
     except (OSError, ValueError) as exc:
         return [f"tkg/: unreadable ({exc})"]
     problems = []
@@ -190,8 +208,10 @@ def _tkg(root: Path, manifest: dict) -> list[str]:
         if sorted(ids) != list(range(len(ids))):
             problems.append(f"tkg/{kind}2id.txt: ids are not 0..{len(ids) - 1} without gaps")
     if stat != [str(len(names["entity"])), str(len(names["relation"]))]:
-        problems.append(f"tkg/stat.txt: {stat}, the lists hold {len(names['entity'])} "
-                        f"entities and {len(names['relation'])} relations")  # fmt: skip
+        problems.append(
+            f"tkg/stat.txt: {stat}, the lists hold {len(names['entity'])} "
+            f"entities and {len(names['relation'])} relations"
+        )
     start = date.fromisoformat(manifest["history"]["start"])
     first, _ = month_range(manifest["month"])
     valid_from = first - timedelta(days=manifest["config"]["release"]["tkg_valid_days"])
@@ -211,8 +231,10 @@ def _tkg(root: Path, manifest: dict) -> list[str]:
     table = pq.read_table(root / "quads", columns=["date", "head", "relation", "tail"])
     quads = Counter(tuple(row.values()) for row in table.to_pylist())
     if decoded != quads:
-        problems.append(f"tkg/: {sum((quads - decoded).values())} quads of quads/ have no "
-                        f"line, {sum((decoded - quads).values())} lines match no quad")  # fmt: skip
+        problems.append(
+            f"tkg/: {sum((quads - decoded).values())} quads of quads/ have no "
+            f"line, {sum((decoded - quads).values())} lines match no quad"
+        )
     return problems
 
 

@@ -106,9 +106,13 @@ def build_tasks(
                 mcnc, turned_down = records.mcnc(cut, split, seed, pools)
                 summary.negatives_discarded["extractive"] += turned_down["discarded"]
                 in_context["negatives"] += turned_down["near-duplicate"]
-                made = [records.stf(cut, split, seed), records.ltf(cut, split),
-                        records.aqa(cut, split, seed), records.mcac(cut, split, seed, pools),
-                        mcnc]  # fmt: skip
+                made = [
+                    records.stf(cut, split, seed),
+                    records.ltf(cut, split),
+                    records.aqa(cut, split, seed),
+                    records.mcac(cut, split, seed, pools),
+                    mcnc,
+                ]
                 rows += [r for r in made if r is not None]
                 skipped.update(_missing(made))
         if cfg.timelines.method == "llm":
@@ -139,15 +143,18 @@ def build_tasks(
                 continue
             for split in SPLITS:
                 part = [r for r in mine if r["split"] == split]
-                write_parquet(pa.Table.from_pylist(part, records.SCHEMA),
-                              out / task / f"{split}.parquet")  # fmt: skip
+                write_parquet(
+                    pa.Table.from_pylist(part, records.SCHEMA), out / task / f"{split}.parquet"
+                )
     summary.timelines = len(atoms)
     summary.records = {t: sum(r["task"] == t for r in rows) for t in TASKS}
     summary.splits = dict(Counter(r["split"] for r in rows))
     summary.skipped = dict(skipped)
-    summary.soundness = {leakage.PROVENANCE: dict(provenance),
-                         leakage.ANSWER_IN_CONTEXT: dict(in_context),
-                         leakage.ACROSS_SPLITS: {"records": len(leaks)}}  # fmt: skip
+    summary.soundness = {
+        leakage.PROVENANCE: dict(provenance),
+        leakage.ANSWER_IN_CONTEXT: dict(in_context),
+        leakage.ACROSS_SPLITS: {"records": len(leaks)},
+    }
     summary.letters = letters(rows)
     summary.seconds = time.monotonic() - t0
     return summary
@@ -155,15 +162,23 @@ def build_tasks(
 
 def letters(rows: list[dict]) -> dict[str, dict[str, int]]:
     """The gold letters of the multiple-choice records: task -> letter -> records."""
-    return {task: {letter: sum(r["task"] == task and r["answer"] == letter for r in rows)
-                   for letter in "ABCD"} for task in ("MCNC", "MCAC")}  # fmt: skip
+    return {
+        task: {
+            letter: sum(r["task"] == task and r["answer"] == letter for r in rows)
+            for letter in "ABCD"
+        }
+        for task in ("MCNC", "MCAC")
+    }
 
 
 def _missing(made: list[dict | None]) -> list[str]:
     """The tasks a cut gave no record, with the reason."""
     have = {r["task"] for r in made if r is not None}
-    why = {"STF": "no day-precise target", "MCAC": "fewer than 3 wrong values",
-           "MCNC": "fewer than 3 negatives (and so no VQA)"}  # fmt: skip
+    why = {
+        "STF": "no day-precise target",
+        "MCAC": "fewer than 3 wrong values",
+        "MCNC": "fewer than 3 negatives (and so no VQA)",
+    }
     return [f"{task}: {reason}" for task, reason in why.items() if task not in have]
 
 
@@ -173,8 +188,10 @@ def _read(folder: Path, month: str) -> tuple[dict[str, list[dict]], dict[str, tu
         raise TasksError(f"no timelines of {month} at {folder}: run `timelines` first")
     table = pq.read_table(paths[0])
     if "source_date" not in table.column_names:
-        raise TasksError(f"the timelines at {folder} record no source dates (built by an "
-                         "older version): run `timelines` again")  # fmt: skip
+        raise TasksError(
+            f"the timelines at {folder} record no source dates (built by an "
+            "older version): run `timelines` again"
+        )
     atoms: dict[str, list[dict]] = {}
     order = [("complex_event_id", "ascending"), ("seq", "ascending")]
     for row in table.sort_by(order).to_pylist():

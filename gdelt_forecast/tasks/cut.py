@@ -57,8 +57,10 @@ def cuts(complex_event_id: str, atoms: list[dict], cfg: TasksConfig) -> tuple[li
     days = sorted({span[0] for a in atoms if (span := period(a["date"])) and span[0] == span[1]})
 
     def usable(day: date, known) -> bool:
-        return (sum(known(a, day) for a in atoms) >= cfg.min_background
-                and sum(after(a, day) for a in atoms) >= cfg.min_targets)  # fmt: skip
+        return (
+            sum(known(a, day) for a in atoms) >= cfg.min_background
+            and sum(after(a, day) for a in atoms) >= cfg.min_targets
+        )
 
     sound = [day for day in days if usable(day, before)]
     lost = sum(usable(day, dated_before) for day in days) - len(sound)

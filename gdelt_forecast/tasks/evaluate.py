@@ -75,14 +75,22 @@ def evaluate_tasks(
         raise TaskEvaluateError(str(exc).splitlines()[0]) from None
     ids = {r["id"] for r in records}
     result: dict = {
-        "task": task, "tasks": str(tasks_path), "split": split, "records": len(records),
-        "predicted": len(ids & set(predictions)), "missing": len(ids - set(predictions)),
-        "unknown_ids": len(set(predictions) - ids), "bad_lines": counts["bad_lines"],
+        "task": task,
+        "tasks": str(tasks_path),
+        "split": split,
+        "records": len(records),
+        "predicted": len(ids & set(predictions)),
+        "missing": len(ids - set(predictions)),
+        "unknown_ids": len(set(predictions) - ids),
+        "bad_lines": counts["bad_lines"],
         "duplicate_ids": counts["duplicate_ids"],
-    }  # fmt: skip
+    }
     if task in CLOSED:
-        chosen = {r["id"]: parse_choice(task, predictions[r["id"]])
-                  for r in records if r["id"] in predictions}  # fmt: skip
+        chosen = {
+            r["id"]: parse_choice(task, predictions[r["id"]])
+            for r in records
+            if r["id"] in predictions
+        }
         result["unparseable"] = sum(c is None for c in chosen.values())
         correct = sum(chosen.get(r["id"]) == r["answer"] for r in records)
         result["accuracy"] = round(100 * correct / len(records), 2)
@@ -91,19 +99,23 @@ def evaluate_tasks(
         scores, calls = lrae.score(cfg, records, predictions, _news(cfg, tasks_path, news))
         calls_summary = summarize(calls, time.monotonic() - started)
         llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
-        result |= scores | {"judge_model": cfg.llm.model, "evidence_model": model_name(cfg),
-                            "llm": llm}  # fmt: skip
+        result |= scores | {
+            "judge_model": cfg.llm.model,
+            "evidence_model": model_name(cfg),
+            "llm": llm,
+        }
     result["seconds"] = round(time.monotonic() - t0, 3)
     return result
 
 
 def render(result: dict) -> str:
-    head = (f"{result['task']}: {result['records']} records ({result['predicted']} predicted, "
-            f"{result['missing']} missing, {result['unknown_ids']} unknown ids, "
-            f"{result['bad_lines']} bad lines)")  # fmt: skip
+    head = (
+        f"{result['task']}: {result['records']} records ({result['predicted']} predicted, "
+        f"{result['missing']} missing, {result['unknown_ids']} unknown ids, "
+        f"{result['bad_lines']} bad lines)"
+    )
     if "f1" not in result:
-        return (f"{head}; accuracy {result['accuracy']:.2f}% "
-                f"({result['unparseable']} unparseable)")  # fmt: skip
+        return f"{head}; accuracy {result['accuracy']:.2f}% ({result['unparseable']} unparseable)"
     strict = result["strict"]
     lines = [
         head,
@@ -116,8 +128,9 @@ def render(result: dict) -> str:
         ),
     ]
     if "accuracy" in result:
-        lines.append(f"accuracy {result['accuracy']:.2f}% (without evidence "
-                     f"{strict['accuracy']:.2f}%)")  # fmt: skip
+        lines.append(
+            f"accuracy {result['accuracy']:.2f}% (without evidence {strict['accuracy']:.2f}%)"
+        )
     return "\n".join([*lines, result["llm"]["line"]])
 
 

@@ -61,8 +61,12 @@ def render(name: str, **fields: str) -> str:
 
 def _negatives_from_list(text: str) -> dict:
     """The paper's numbered-list answer: texts only."""
-    return {"negatives": [{"text": t, "subject": None, "event_type": None, "object": None,
-                           "location": None} for t in parse_numbered(text)]}  # fmt: skip
+    return {
+        "negatives": [
+            {"text": t, "subject": None, "event_type": None, "object": None, "location": None}
+            for t in parse_numbered(text)
+        ]
+    }
 
 
 def _described(atom: dict) -> str:
@@ -80,13 +84,20 @@ def _target(row: dict, pools: extractive.Pools) -> tuple[dict, list[dict]]:
 
 def request(row: dict, pools: extractive.Pools) -> Request:
     target, later = _target(row, pools)
-    fields = {"background": listed(row["background"]), "evolution": listed(later) or "none",
-              "target": f"{target['date']}: {target['text']}", "arguments": _described(target),
-              "argument": (row["argument"] or "").replace("_", " ")}  # fmt: skip
+    fields = {
+        "background": listed(row["background"]),
+        "evolution": listed(later) or "none",
+        "target": f"{target['date']}: {target['text']}",
+        "arguments": _described(target),
+        "argument": (row["argument"] or "").replace("_", " "),
+    }
     task = row["task"]
     prompt = render(task.lower(), **fields)
-    answer, fallback = {"AQA": (QA, None), "MCAC": (MCAC, None),
-                        "MCNC": (MCNC, _negatives_from_list)}[task]  # fmt: skip
+    answer, fallback = {
+        "AQA": (QA, None),
+        "MCAC": (MCAC, None),
+        "MCNC": (MCNC, _negatives_from_list),
+    }[task]
     messages = [{"role": "user", "content": prompt}]
     return Request(row["id"], task, messages, answer, task.lower(), fallback)
 
@@ -135,8 +146,11 @@ def _apply(row: dict, answer: dict, pools: extractive.Pools) -> tuple[dict | Non
         if len(wrong) < extractive.WRONG:
             return None, Counter()
         candidates, letter = records.options(gold, wrong)
-        return {"question": answer["question"].strip(), "candidates": candidates,
-                "answer": letter}, Counter()  # fmt: skip
+        return {
+            "question": answer["question"].strip(),
+            "candidates": candidates,
+            "answer": letter,
+        }, Counter()
     picked: list[dict] = []
     turned_down: Counter = Counter()
     for negative in answer["negatives"]:

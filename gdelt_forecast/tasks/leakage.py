@@ -54,11 +54,15 @@ def unsourced(record: dict, available: dict[str, date] | None = None) -> str | N
         for event in events:
             seen = event["source_date"]
             if available is not None and available.get(event["source_doc_id"]) != seen:
-                return (f"{side} event's source {event['source_doc_id']} was first seen on "
-                        f"{available.get(event['source_doc_id'])}, not {seen}")  # fmt: skip
+                return (
+                    f"{side} event's source {event['source_doc_id']} was first seen on "
+                    f"{available.get(event['source_doc_id'])}, not {seen}"
+                )
             if (seen > cut) if side == "background" else (seen <= cut):
-                return (f"{side} event {event['text'][:60]!r} comes from a document first "
-                        f"seen on {seen}, cut {cut}")  # fmt: skip
+                return (
+                    f"{side} event {event['text'][:60]!r} comes from a document first "
+                    f"seen on {seen}, cut {cut}"
+                )
             span = period(event["date"])
             if span is not None and span[0] > seen:
                 return f"{side} event dated {event['date']} is after its source's {seen}"
@@ -102,8 +106,10 @@ def leaked(records: Iterable[dict]) -> dict[str, str]:
         for row in in_split:
             for event in row["target"]:
                 if seen := earlier.find(event["text"]):
-                    out[row["id"]] = (f"answer {event['text'][:60]!r} is an earlier split's "
-                                      f"background {seen[:60]!r}")  # fmt: skip
+                    out[row["id"]] = (
+                        f"answer {event['text'][:60]!r} is an earlier split's "
+                        f"background {seen[:60]!r}"
+                    )
                     break
         for row in in_split:
             for event in row["background"]:

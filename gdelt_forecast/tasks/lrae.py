@@ -117,8 +117,9 @@ def _labels(record: dict) -> list[str]:
 
 def _stage1(record: dict, n: int, prediction: str) -> Request:
     if record["task"] == "AQA":
-        prompt = render("judge_aqa", question=record["question"], label=record["answer"],
-                         prediction=prediction)  # fmt: skip
+        prompt = render(
+            "judge_aqa", question=record["question"], label=record["answer"], prediction=prediction
+        )
         answer = Verdict
     else:
         labels = "\n".join(f"({i}) {t}" for i, t in enumerate(_labels(record), 1))
@@ -140,8 +141,11 @@ def score(
 ) -> tuple[dict, list[Result]]:
     """Macro averages over ``records`` (of one task) and every judge call's result;
     ``news``: the evidence corpus's documents (doc_id, date, title, text)."""
-    items = [(r, n, text) for r in records
-             for n, text in enumerate(atomic(r["task"], predictions.get(r["id"])), 1)]  # fmt: skip
+    items = [
+        (r, n, text)
+        for r in records
+        for n, text in enumerate(atomic(r["task"], predictions.get(r["id"])), 1)
+    ]
     first = run(cfg, [_stage1(r, n, text) for r, n, text in items])
     wrong = [item for item, result in zip(items, first, strict=True) if not _yes(result)]
     second: list[Result] = []
@@ -195,11 +199,12 @@ def _summary(task: str, tallies: list[dict]) -> dict:
         return round(100 * sum(r[i] for r in rows) / n, 2)
 
     result = {
-        "precision": mean(open_, 0), "recall": mean(open_, 1), "f1": mean(open_, 2),
-        "strict": {"precision": mean(strict, 0), "recall": mean(strict, 1),
-                   "f1": mean(strict, 2)},
+        "precision": mean(open_, 0),
+        "recall": mean(open_, 1),
+        "f1": mean(open_, 2),
+        "strict": {"precision": mean(strict, 0), "recall": mean(strict, 1), "f1": mean(strict, 2)},
         "counts": totals,
-    }  # fmt: skip
+    }
     if task == "AQA":
         result["accuracy"] = round(100 * sum(t["tp"] + t["mtp"] > 0 for t in tallies) / n, 2)
         result["strict"]["accuracy"] = round(100 * sum(t["tp"] > 0 for t in tallies) / n, 2)

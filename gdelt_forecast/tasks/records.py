@@ -73,11 +73,18 @@ def record_id(task: str, complex_event_id: str, cut_date: date) -> str:
 
 def record(task: str, cut: Cut, split: str, **fields) -> dict:
     row = {
-        "id": record_id(task, cut.complex_event_id, cut.cut_date), "task": task,
-        "complex_event_id": cut.complex_event_id, "cut_date": cut.cut_date, "split": split,
-        "background": [event(a) for a in cut.background], "candidates": [], "argument": None,
-        "method": extractive.METHOD, "prompt_version": extractive.PROMPT_VERSION, "model": None,
-    }  # fmt: skip
+        "id": record_id(task, cut.complex_event_id, cut.cut_date),
+        "task": task,
+        "complex_event_id": cut.complex_event_id,
+        "cut_date": cut.cut_date,
+        "split": split,
+        "background": [event(a) for a in cut.background],
+        "candidates": [],
+        "argument": None,
+        "method": extractive.METHOD,
+        "prompt_version": extractive.PROMPT_VERSION,
+        "model": None,
+    }
     return {**row, **fields}
 
 
@@ -102,8 +109,11 @@ def balance(rows: list[dict], seed: int) -> list[dict]:
             wrong = [c for i, c in enumerate(row["candidates"]) if i != gold]
             rng(seed, f"{task}:order", row["complex_event_id"], row["cut_date"]).shuffle(wrong)
             candidates = [*wrong[:place], row["candidates"][gold], *wrong[place:]]
-            out[row["id"]] = {**row, "candidates": candidates,
-                              "answer": string.ascii_uppercase[place]}  # fmt: skip
+            out[row["id"]] = {
+                **row,
+                "candidates": candidates,
+                "answer": string.ascii_uppercase[place],
+            }
     return [out[r["id"]] for r in rows]
 
 
@@ -113,13 +123,25 @@ def stf(cut: Cut, split: str, seed: int) -> dict | None:
         return None
     day: date = rng(seed, "STF", cut.complex_event_id, cut.cut_date).choice(days)
     target = [a for a in cut.targets if period(a["date"]) == (day, day)]
-    return record("STF", cut, split, question=f"What events will occur on {day}?",
-                  answer=numbered(target), target=[event(a) for a in target])  # fmt: skip
+    return record(
+        "STF",
+        cut,
+        split,
+        question=f"What events will occur on {day}?",
+        answer=numbered(target),
+        target=[event(a) for a in target],
+    )
 
 
 def ltf(cut: Cut, split: str) -> dict:
-    return record("LTF", cut, split, question=f"How will the events develop after {cut.cut_date}?",
-                  answer=numbered(cut.targets), target=[event(a) for a in cut.targets])  # fmt: skip
+    return record(
+        "LTF",
+        cut,
+        split,
+        question=f"How will the events develop after {cut.cut_date}?",
+        answer=numbered(cut.targets),
+        target=[event(a) for a in cut.targets],
+    )
 
 
 def argument_draw(cut: Cut, seed: int) -> tuple[dict, str]:
@@ -132,9 +154,15 @@ def argument_draw(cut: Cut, seed: int) -> tuple[dict, str]:
 
 def aqa(cut: Cut, split: str, seed: int) -> dict:
     atom, argument = argument_draw(cut, seed)
-    return record("AQA", cut, split, question=extractive.question(atom, argument),
-                  answer=extractive.value(atom, argument), argument=argument,
-                  target=[event(atom)])  # fmt: skip
+    return record(
+        "AQA",
+        cut,
+        split,
+        question=extractive.question(atom, argument),
+        answer=extractive.value(atom, argument),
+        argument=argument,
+        target=[event(atom)],
+    )
 
 
 def mcac(cut: Cut, split: str, seed: int, pools: extractive.Pools) -> dict | None:
@@ -144,9 +172,16 @@ def mcac(cut: Cut, split: str, seed: int, pools: extractive.Pools) -> dict | Non
     if wrong is None:
         return None
     candidates, letter = options(extractive.value(atom, argument), wrong)
-    return record("MCAC", cut, split, question=extractive.question(atom, argument),
-                  candidates=candidates, answer=letter, argument=argument,
-                  target=[event(atom)])  # fmt: skip
+    return record(
+        "MCAC",
+        cut,
+        split,
+        question=extractive.question(atom, argument),
+        candidates=candidates,
+        answer=letter,
+        argument=argument,
+        target=[event(atom)],
+    )
 
 
 def mcnc(cut: Cut, split: str, seed: int, pools: extractive.Pools) -> tuple[dict | None, Counter]:
@@ -158,8 +193,15 @@ def mcnc(cut: Cut, split: str, seed: int, pools: extractive.Pools) -> tuple[dict
     if negatives is None:
         return None, turned_down
     candidates, letter = options(gold["text"], [a["text"] for a in negatives])
-    row = record("MCNC", cut, split, question=f"Which event will occur after {cut.cut_date}?",
-                 candidates=candidates, answer=letter, target=[event(gold)])  # fmt: skip
+    row = record(
+        "MCNC",
+        cut,
+        split,
+        question=f"Which event will occur after {cut.cut_date}?",
+        candidates=candidates,
+        answer=letter,
+        target=[event(gold)],
+    )
     return row, turned_down
 
 
@@ -171,6 +213,11 @@ def vqa(mcnc_row: dict, seed: int) -> dict:
     yes = coin.random() < 0.5
     wrong = [c for i, c in enumerate(mcnc_row["candidates"]) if i != gold]
     shown = mcnc_row["candidates"][gold] if yes else coin.choice(wrong)
-    return {**mcnc_row, "id": record_id("VQA", ce, cut_date), "task": "VQA",
-            "question": f"Will this event occur after {mcnc_row['cut_date']}?",
-            "candidates": [shown], "answer": "yes" if yes else "no"}  # fmt: skip
+    return {
+        **mcnc_row,
+        "id": record_id("VQA", ce, cut_date),
+        "task": "VQA",
+        "question": f"Will this event occur after {mcnc_row['cut_date']}?",
+        "candidates": [shown],
+        "answer": "yes" if yes else "no",
+    }

@@ -127,9 +127,10 @@ def check_leakage(rows: list[dict]) -> None:
     """A release fails if a query's history could reach its own day: every cutoff must be
     before the query date, by exactly its horizon."""
     leaks = [
-        r["query_id"] for r in rows
+        r["query_id"]
+        for r in rows
         if not r["cutoff"] < r["date"] or (r["date"] - r["cutoff"]).days != r["horizon"]
-    ]  # fmt: skip
+    ]
     if leaks:
         raise TestsetError(f"{len(leaks)} queries see past their cutoff: {leaks[:5]}")
 
@@ -149,9 +150,12 @@ def _build(cfg: Config, month: str, out: Path | None, compat: Path | None) -> Su
     ts = cfg.testset
     first, last = month_range(month)
     params = {
-        "first_date": first, "last_date": last, "min_daily_mentions": ts.min_daily_mentions,
-        "min_documents": ts.min_documents, "answer_source": ts.answer_source,
-    }  # fmt: skip
+        "first_date": first,
+        "last_date": last,
+        "min_daily_mentions": ts.min_daily_mentions,
+        "min_documents": ts.min_documents,
+        "answer_source": ts.answer_source,
+    }
     out = out or cfg.data_root / "testset" / month
     compat = compat or out / "mirai_compat"
     with open_read_only(cfg) as con:
@@ -166,11 +170,16 @@ def _build(cfg: Config, month: str, out: Path | None, compat: Path | None) -> Su
     rows = _rows(pairs, sorted(set(ts.horizons)))
     check_leakage(rows)
     items = [
-        Item(p["key"], str(p["date"]), (p["subject_region"] or "?", p["object_region"] or "?"),
-             tuple(sorted(answer_dict(p["answer_list"]))))
-        for p in ({**pair, "key": f"{pair['date']}_{pair['subject']}_{pair['object']}"}
-                  for pair in pairs)
-    ]  # fmt: skip
+        Item(
+            p["key"],
+            str(p["date"]),
+            (p["subject_region"] or "?", p["object_region"] or "?"),
+            tuple(sorted(answer_dict(p["answer_list"]))),
+        )
+        for p in (
+            {**pair, "key": f"{pair['date']}_{pair['subject']}_{pair['object']}"} for pair in pairs
+        )
+    ]
     chosen = set(balanced_subset(items, ts.subset_size, ts.seed, ts.attempts))
     full, picked = balance(items), balance([i for i in items if i.key in chosen])
     table = pa.Table.from_pylist(rows, schema=QUERIES)
@@ -179,9 +188,10 @@ def _build(cfg: Config, month: str, out: Path | None, compat: Path | None) -> Su
     write_parquet(subset, out / "subset.parquet")
     _write_json(out / "balance.json", {"full": full, "subset": picked, "seed": ts.seed})
     first_horizon = [r for r in rows if r["horizon"] == min(ts.horizons)]
-    for folder, keep in (("test", first_horizon), ("test_subset", [
-        r for r in first_horizon if r["key"] in chosen
-    ])):  # fmt: skip
+    for folder, keep in (
+        ("test", first_horizon),
+        ("test_subset", [r for r in first_horizon if r["key"] in chosen]),
+    ):
         mirai_compat.write_queries(compat / folder / "relation_query.csv", keep)
     return Summary(
         month=month,

@@ -29,8 +29,10 @@ RELATION_QUERY = [
 def write_database(con, out: Path, first: date, last: date) -> None:
     """data_kg.csv and data_news.csv of the days first..last from an open warehouse."""
     out.mkdir(parents=True, exist_ok=True)
-    for name, file in (("release/mirai_kg.sql", "data_kg.csv"),
-                       ("release/mirai_news.sql", "data_news.csv")):  # fmt: skip
+    for name, file in (
+        ("release/mirai_kg.sql", "data_kg.csv"),
+        ("release/mirai_news.sql", "data_news.csv"),
+    ):
         query = duck.sql(name)
         con.execute(
             f"COPY ({query}) TO {duck.literal(out / file)} (FORMAT csv, DELIMITER '\\t', HEADER)",
@@ -43,19 +45,32 @@ def relation_query_rows(queries: list[dict]) -> list[dict]:
     for number, q in enumerate(queries, 1):
         day = q["date"].isoformat()
         answer = list(q["answer_list"])
-        rows.append({
-            "QueryId": number, "DateStr": day, "Actor1CountryCode": q["subject"],
-            "Actor2CountryCode": q["object"], "EventBaseCode": answer[0],
-            "Actor1CountryName": q["subject_name"], "Actor2CountryName": q["object_name"],
-            "Actor1Region": q["subject_region"], "Actor1SubRegion": q["subject_subregion"],
-            "Actor2Region": q["object_region"], "Actor2SubRegion": q["object_subregion"],
-            "EventRootCode": answer[0][:2], "query": f"{day} {q['subject']} {q['object']}",
-            "NumDailyMentions": q["daily_mentions"], "news_count": q["min_docs"],
-            "min_news_count": q["min_docs"], "answer": repr(answer), "answer_len": len(answer),
-            "QueryCode": f"({day}, {q['subject']}, ?, {q['object']})",
-            "AnswerList": repr(answer), "AnswerDict": repr(json.loads(q["answer"])),
-            "DateNLP": q["date_nlp"],
-        })  # fmt: skip
+        rows.append(
+            {
+                "QueryId": number,
+                "DateStr": day,
+                "Actor1CountryCode": q["subject"],
+                "Actor2CountryCode": q["object"],
+                "EventBaseCode": answer[0],
+                "Actor1CountryName": q["subject_name"],
+                "Actor2CountryName": q["object_name"],
+                "Actor1Region": q["subject_region"],
+                "Actor1SubRegion": q["subject_subregion"],
+                "Actor2Region": q["object_region"],
+                "Actor2SubRegion": q["object_subregion"],
+                "EventRootCode": answer[0][:2],
+                "query": f"{day} {q['subject']} {q['object']}",
+                "NumDailyMentions": q["daily_mentions"],
+                "news_count": q["min_docs"],
+                "min_news_count": q["min_docs"],
+                "answer": repr(answer),
+                "answer_len": len(answer),
+                "QueryCode": f"({day}, {q['subject']}, ?, {q['object']})",
+                "AnswerList": repr(answer),
+                "AnswerDict": repr(json.loads(q["answer"])),
+                "DateNLP": q["date_nlp"],
+            }
+        )
     return rows
 
 

@@ -102,9 +102,14 @@ def build_timelines(
     since = max(first - timedelta(days=cfg.timelines.history_days), floor or date.min)
     with month_lock(cfg, "timelines", month):
         with open_read_only(cfg) as con:
-            docs = duck.records(con, "timelines/documents.sql", first_date=since,
-                                last_date=last, lead_chars=cfg.timelines.lead_chars,
-                                article_chars=cfg.timelines.article_chars)  # fmt: skip
+            docs = duck.records(
+                con,
+                "timelines/documents.sql",
+                first_date=since,
+                last_date=last,
+                lead_chars=cfg.timelines.lead_chars,
+                article_chars=cfg.timelines.article_chars,
+            )
         if not any(d["date"] >= first for d in docs):
             raise TimelinesError(
                 f"no kept documents dated in {month} in the warehouse at {warehouse_path(cfg)}: "
@@ -128,28 +133,49 @@ def build_timelines(
             (out / "llm_calls.parquet").unlink(missing_ok=True)
         dropped: Counter = Counter(dict.fromkeys(sound.RULES, 0))
         atoms = [
-            {"complex_event_id": event.complex_event_id, "seq": seq, **atom,
-             **dict(zip(("method", "model", "prompt_version"), stamp, strict=True))}
+            {
+                "complex_event_id": event.complex_event_id,
+                "seq": seq,
+                **atom,
+                **dict(zip(("method", "model", "prompt_version"), stamp, strict=True)),
+            }
             for event in events
-            for seq, atom in enumerate(sound.sound(
-                by_event[event.complex_event_id],
-                {d["doc_id"]: d["date"] for d in event.documents}, dropped), 1)
-        ]  # fmt: skip
-        write_parquet(pa.Table.from_pylist([_row(e, month) for e in events], COMPLEX_EVENTS),
-                      out / "complex_events.parquet")  # fmt: skip
+            for seq, atom in enumerate(
+                sound.sound(
+                    by_event[event.complex_event_id],
+                    {d["doc_id"]: d["date"] for d in event.documents},
+                    dropped,
+                ),
+                1,
+            )
+        ]
+        write_parquet(
+            pa.Table.from_pylist([_row(e, month) for e in events], COMPLEX_EVENTS),
+            out / "complex_events.parquet",
+        )
         write_parquet(pa.Table.from_pylist(atoms, TIMELINES), out / "timelines.parquet")
     return Summary(
-        month=month, method=cfg.timelines.method, documents=len(docs),
-        complex_events=len(events), documents_in_events=sum(len(e.documents) for e in events),
-        atomic_events=len(atoms), dropped=dropped, llm=llm, seconds=time.monotonic() - t0,
-    )  # fmt: skip
+        month=month,
+        method=cfg.timelines.method,
+        documents=len(docs),
+        complex_events=len(events),
+        documents_in_events=sum(len(e.documents) for e in events),
+        atomic_events=len(atoms),
+        dropped=dropped,
+        llm=llm,
+        seconds=time.monotonic() - t0,
+    )
 
 
 def _row(event, month: str) -> dict:
     return {
-        "complex_event_id": event.complex_event_id, "month": month, "title": event.title,
-        "countries": [event.country_a, event.country_b], "first_date": event.first_date,
-        "last_date": event.last_date, "n_documents": len(event.documents),
+        "complex_event_id": event.complex_event_id,
+        "month": month,
+        "title": event.title,
+        "countries": [event.country_a, event.country_b],
+        "first_date": event.first_date,
+        "last_date": event.last_date,
+        "n_documents": len(event.documents),
         "doc_ids": [d["doc_id"] for d in event.documents],
         "doc_dates": [d["date"] for d in event.documents],
-    }  # fmt: skip
+    }

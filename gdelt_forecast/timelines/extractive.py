@@ -128,9 +128,18 @@ def timeline(event: ComplexEvent) -> list[dict]:
                 continue
             # A coarse date sorts before the finer dates of its period: "2023" < "2023-05-01".
             place = (when[:4], when[5:7] or "00", when[8:10] or "00", order, len(rows))
-            rows.append((place, {
-                "date": when, "text": text, "subject": doc["subject"],
-                "event_type": doc["event_type"], "object": doc["object"],
-                "location": doc["location"], "source_doc_id": doc["doc_id"],
-            }))  # fmt: skip
+            rows.append(
+                (
+                    place,
+                    {
+                        "date": when,
+                        "text": text,
+                        "subject": doc["subject"],
+                        "event_type": doc["event_type"],
+                        "object": doc["object"],
+                        "location": doc["location"],
+                        "source_doc_id": doc["doc_id"],
+                    },
+                )
+            )
     return [row for _, row in sorted(rows, key=lambda item: item[0])]

@@ -81,6 +81,9 @@ class Index:
         if not mine:
             return self._bare.get(text_key(text))
         shared = Counter(i for word in mine for i in self._postings.get(word, ()))
-        hits = [i for i, n in shared.items()
-                if n / min(len(mine), len(words(self._texts[i]))) >= THRESHOLD]  # fmt: skip
+        hits = [
+            i
+            for i, n in shared.items()
+            if n / min(len(mine), len(words(self._texts[i]))) >= THRESHOLD
+        ]
         return self._texts[min(hits)] if hits else None

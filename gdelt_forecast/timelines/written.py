@@ -61,8 +61,11 @@ def listed(atoms: list[dict]) -> str:
 
 def _events_from_list(text: str) -> dict:
     """The paper's numbered-list answer as the JSON answer (texts only)."""
-    return {"events": [{"date": None, "text": t, **dict.fromkeys(_ARGUMENTS)}
-                       for t in parse_numbered(text)]}  # fmt: skip
+    return {
+        "events": [
+            {"date": None, "text": t, **dict.fromkeys(_ARGUMENTS)} for t in parse_numbered(text)
+        ]
+    }
 
 
 def _order_from_list(text: str) -> dict:
@@ -82,8 +85,7 @@ def _atoms(answer: dict, doc_id: str) -> list[dict]:
         if not item["text"].strip():
             continue
         date = item["date"] if item["date"] and _DATE.fullmatch(item["date"]) else None
-        atoms.append({**item, "date": date, "text": item["text"].strip(),
-                      "source_doc_id": doc_id})  # fmt: skip
+        atoms.append({**item, "date": date, "text": item["text"].strip(), "source_doc_id": doc_id})
     return atoms
 
 
@@ -113,8 +115,11 @@ def adjust(atoms: list[dict], answer: dict) -> list[dict]:
 
 
 def _fields(doc: dict) -> dict[str, str]:
-    return {"title": doc["title"] or "", "date": doc["date"].isoformat(),
-            "article": doc["article"] or ""}  # fmt: skip
+    return {
+        "title": doc["title"] or "",
+        "date": doc["date"].isoformat(),
+        "article": doc["article"] or "",
+    }
 
 
 def extract_request(event: ComplexEvent) -> Request:

@@ -76,8 +76,11 @@ def _parts(cfg: Config, folder: str) -> list[str]:
 def _source_mark(cfg: Config) -> str:
     """What a working copy's warehouse was built from: the ETags of the bucket's sources."""
     store = working_copy_of(cfg.data_root)[0].bucket
-    listed = {f"{folder}/{r}": info["ETag"] for folder in _SOURCES
-              for r, info in store.listing(folder).items()}  # fmt: skip
+    listed = {
+        f"{folder}/{r}": info["ETag"]
+        for folder in _SOURCES
+        for r, info in store.listing(folder).items()
+    }
     return hashlib.sha256(json.dumps(listed, sort_keys=True).encode()).hexdigest()
 
 
@@ -136,8 +139,11 @@ def open_read_only(cfg: Config):
         mark = _mark_path(cfg)
         current = mark.read_text(encoding="utf-8") if mark.exists() else None
         if not path.exists() or current != _source_mark(cfg):
-            log.info("the bucket's silver Parquet changed since this machine's warehouse was "
-                     "built: rebuilding %s", path)  # fmt: skip
+            log.info(
+                "the bucket's silver Parquet changed since this machine's warehouse was "
+                "built: rebuilding %s",
+                path,
+            )
             build_database(cfg)
     if not path.exists():
         raise WarehouseError(f"no warehouse at {path}: run `gdelt-forecast database`")

@@ -22,10 +22,12 @@ def article_pages() -> dict[str, tuple[bytes, str]]:
     """id -> (HTML bytes, first line of the true article body)."""
     truth = json.loads((ARTICLES / "ground-truth.json").read_text())
     return {
-        key: (gzip.decompress((ARTICLES / f"{key}.html.gz").read_bytes()),
-              value["articleBody"].split("\n")[0])
+        key: (
+            gzip.decompress((ARTICLES / f"{key}.html.gz").read_bytes()),
+            value["articleBody"].split("\n")[0],
+        )
         for key, value in truth.items()
-    }  # fmt: skip
+    }
 
 
 @pytest.fixture

@@ -62,8 +62,9 @@ def test_articles_kept_pages_excluded_every_url_accounted_for(database, archive)
 
 def test_obelics_preset_removes_paragraphs_and_records_them(database, archive):
     warc, urls, _ = archive
-    cfg = load_config(None, ["events.min_daily_mentions=1", "articles.preset=obelics"],
-                      database.data_root)  # fmt: skip
+    cfg = load_config(
+        None, ["events.min_daily_mentions=1", "articles.preset=obelics"], database.data_root
+    )
     summary = process(cfg, DAY, DAY, [warc])
     assert summary.removed["no paragraph kept"] == 2
     paragraphs = [e for e in exclusions(cfg) if e["level"] == "paragraph"]
@@ -112,13 +113,24 @@ def test_explain_prints_every_filter_value(capsys):
     english, german = lines
     assert english["kept"] is True and english["reason"] is None
     assert english["title"].startswith("Colder Temperatures Forecast")
-    names = ["words", "char_repetition", "word_repetition", "special_characters", "stopwords",
-             "flagged_words", "punctuation", "lang", "lang_score"]  # fmt: skip
+    names = [
+        "words",
+        "char_repetition",
+        "word_repetition",
+        "special_characters",
+        "stopwords",
+        "flagged_words",
+        "punctuation",
+        "lang",
+        "lang_score",
+    ]
     assert set(names) <= set(english["document"])
     assert all(set(names[:7]) <= set(p) and "kept" in p for p in english["paragraphs"])
     assert (german["kept"], german["reason"], german["document"]["lang"]) == (
-        False, "lang de != en", "de",
-    )  # fmt: skip
+        False,
+        "lang de != en",
+        "de",
+    )
     assert main(["articles", "explain", str(HTML / "2.html"), "--preset", "obelics"]) == 0
     obelics = json.loads(capsys.readouterr().out)
     assert obelics["reason"] == "no paragraph kept"

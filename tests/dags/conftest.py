@@ -21,13 +21,20 @@ def airflow_env(tmp_path_factory):
         "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
         "PYTHONPATH": str(REPO),
     }
-    # The database and the pools, as a user sets them up: the project's own command.
+    airflow_init(env)
+    return env
+
+
+def airflow_init(env: dict) -> None:
+    """Airflow's database and the pools, as a user sets them up: the project's command."""
     done = subprocess.run(
         [sys.executable, "-m", "gdelt_forecast.cli", "airflow", "init"],
-        env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
-    return env
 
 
 def python(code: str, env: dict, timeout: int = 240) -> subprocess.CompletedProcess:

@@ -36,8 +36,13 @@ def test_dag_parses_and_listens_to_the_ingest_asset(airflow_env):
     info = json.loads(result.stdout.strip().splitlines()[-1])
     assert info["errors"] == {}
     assert info["tasks"] == [
-        "add_news", "days", "fetch_day", "normalize_day", "process_day", "update_warehouse"
-    ]  # fmt: skip
+        "add_news",
+        "days",
+        "fetch_day",
+        "normalize_day",
+        "process_day",
+        "update_warehouse",
+    ]
     assert info["pools"] == ["article_fetch", "warehouse_writer", "warehouse_writer"]
     assert info["emits"] == ["gdelt_bronze_day"]
     assert "name='gdelt_bronze_day'" in info["listens"]

@@ -13,20 +13,43 @@ def test_unmendable_errors_fail_at_once_without_retry(airflow_env, tmp_path):
     env = {k: v for k, v in airflow_env.items() if k not in (CONFIG_ENV, DATA_ROOT_ENV)}
     empty = tmp_path / "empty"
     cases = [  # dag, logical date, run conf, task that fails, message it must print
-        ("gdelt_ingest", "2025-08-07T22:15", {}, "download",
-         "config: data_root 'data' is relative"),
+        (
+            "gdelt_ingest",
+            "2025-08-07T22:15",
+            {},
+            "download",
+            "config: data_root 'data' is relative",
+        ),
         ("build_testset", "2025-09-01T06:00", {}, "build", "config: data_root 'data' is relative"),
-        ("build_testset", "2025-09-01T06:00", {"data_root": str(empty)}, "build",
-         f"no warehouse at {empty / 'warehouse.duckdb'}"),
-        ("build_database", "2025-08-08T00:00",
-         {"data_root": str(empty), "start_date": "2025-08-07"}, "normalize_day",
-         f"no bronze events for 2025-08-07: ingest them first (data root {empty})"),
-        ("build_database", "2025-08-08T00:00",
-         {"data_root": str(empty), "start_date": "2025-08-08", "end_date": "2025-08-07"},
-         "days", "end_date 2025-08-07 is before start_date 2025-08-08"),
-        ("monthly_refresh", "2025-09-02T06:00", {"data_root": str(empty)}, "days",
-         f"no bronze events for any day of 2025-08 under {empty / 'bronze/events'}"),
-    ]  # fmt: skip
+        (
+            "build_testset",
+            "2025-09-01T06:00",
+            {"data_root": str(empty)},
+            "build",
+            f"no warehouse at {empty / 'warehouse.duckdb'}",
+        ),
+        (
+            "build_database",
+            "2025-08-08T00:00",
+            {"data_root": str(empty), "start_date": "2025-08-07"},
+            "normalize_day",
+            f"no bronze events for 2025-08-07: ingest them first (data root {empty})",
+        ),
+        (
+            "build_database",
+            "2025-08-08T00:00",
+            {"data_root": str(empty), "start_date": "2025-08-08", "end_date": "2025-08-07"},
+            "days",
+            "end_date 2025-08-07 is before start_date 2025-08-08",
+        ),
+        (
+            "monthly_refresh",
+            "2025-09-02T06:00",
+            {"data_root": str(empty)},
+            "days",
+            f"no bronze events for any day of 2025-08 under {empty / 'bronze/events'}",
+        ),
+    ]
     # One interpreter runs every case: Airflow's start-up is the slow part.
     result = python(
         f"""

@@ -32,23 +32,39 @@ def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
     info = json.loads(result.stdout.strip().splitlines()[-1])
     assert info["errors"] == {}
     assert info["tasks"] == {
-        "days": "default_pool", "normalize_day": "default_pool",
-        "update_warehouse": "warehouse_writer", "fetch_day": "article_fetch",
-        "process_day": "default_pool", "add_news": "warehouse_writer",
-        "testset": "default_pool", "timelines": "llm_server", "tasks": "llm_server",
+        "days": "default_pool",
+        "normalize_day": "default_pool",
+        "update_warehouse": "warehouse_writer",
+        "fetch_day": "article_fetch",
+        "process_day": "default_pool",
+        "add_news": "warehouse_writer",
+        "testset": "default_pool",
+        "timelines": "llm_server",
+        "tasks": "llm_server",
         "release": "default_pool",
-    }  # fmt: skip
+    }
     assert info["params"] == [
-        "config", "data_root", "history_start", "month", "partial", "set", "version"
-    ]  # fmt: skip
+        "config",
+        "data_root",
+        "history_start",
+        "month",
+        "partial",
+        "set",
+        "version",
+    ]
     assert info["schedule"] == "0 6 2 * *"
     assert info["doc"] == "### Monthly refresh: from bronze to a release"
     assert info["loaded"] == ["gdelt_forecast", "gdelt_forecast.dag_params"]  # only the params
 
 
 def test_bad_params_are_refused(airflow_env, tmp_path):
-    confs = [{"month": "2023-13"}, {"month": "2023-1"}, {"version": "../x"},
-             {"history_start": "2025-02-30"}, {"partial": "yes"}]  # fmt: skip
+    confs = [
+        {"month": "2023-13"},
+        {"month": "2023-1"},
+        {"version": "../x"},
+        {"history_start": "2025-02-30"},
+        {"partial": "yes"},
+    ]
     result = python(
         f"""
         from datetime import datetime, UTC
@@ -72,8 +88,13 @@ def _refresh(conf: dict, airflow_env: dict, tmp_path) -> None:
     """A monthly_refresh run of 2025-09-02 with ``conf``, offline, which must succeed; the
     AWS variables as they are now (the S3 server's, once its fixture is up)."""
     aws = {k: v for k, v in os.environ.items() if k.startswith("AWS_")}
-    env = {**airflow_env, **aws, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1",
-           "HF_DATASETS_OFFLINE": "1"}  # fmt: skip
+    env = {
+        **airflow_env,
+        **aws,
+        "HF_HOME": str(tmp_path / "hf"),
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+    }
     result = python(
         f"""
         from datetime import datetime, UTC
@@ -137,12 +158,14 @@ def test_a_run_on_a_bucket_data_root_publishes_the_release_there(
     conf = {
         "config": str(REPO / "configs/demo.yaml"),
         "data_root": root,
-        "set": [f"articles.archives=[{cfg.articles.archives[0]}]",
-                f"storage.local_dir={tmp_path / 'worker'}"],
+        "set": [
+            f"articles.archives=[{cfg.articles.archives[0]}]",
+            f"storage.local_dir={tmp_path / 'worker'}",
+        ],
         "month": "2025-08",
         "partial": True,
         "version": "demo",
-    }  # fmt: skip
+    }
     _refresh(conf, airflow_env, tmp_path)
     bucket_root = root.removeprefix("s3://")
     assert s3fs_client.cat_file(f"{bucket_root}/releases/LATEST") == b"demo\n"
@@ -155,8 +178,12 @@ def test_a_run_on_a_bucket_data_root_publishes_the_release_there(
     assert manifest["tasks"]["records"] == dict.fromkeys(
         ("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA"), 4
     )
-    for key in ("silver/events/date=2025-08-07/part-0.parquet", "articles/docs",
-                "testset/2025-08/queries.parquet", "tasks/2025-08/MCNC.parquet"):  # fmt: skip
+    for key in (
+        "silver/events/date=2025-08-07/part-0.parquet",
+        "articles/docs",
+        "testset/2025-08/queries.parquet",
+        "tasks/2025-08/MCNC.parquet",
+    ):
         assert s3fs_client.exists(f"{bucket_root}/{key}"), key
     assert not s3fs_client.exists(f"{bucket_root}/warehouse.duckdb")
     assert not s3fs_client.find(f"{bucket_root}/locks")

@@ -10,8 +10,13 @@ from tests.dags.conftest import AIRFLOW, python
 
 
 def test_airflow_init_made_every_pool(airflow_env):
-    listed = subprocess.run([AIRFLOW, "pools", "list", "-o", "json"], env=airflow_env,
-                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    listed = subprocess.run(
+        [AIRFLOW, "pools", "list", "-o", "json"],
+        env=airflow_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert listed.returncode == 0, listed.stderr[-3000:]
     made = {p["pool"]: (int(p["slots"]), p["description"]) for p in json.loads(listed.stdout)}
     assert {name: made.get(name) for name in POOLS} == POOLS

@@ -12,13 +12,12 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests.dags.conftest import AIRFLOW, REPO
+from tests.dags.conftest import AIRFLOW, REPO, airflow_init
 from tests.release.conftest import demo_month
 
 
@@ -54,8 +53,12 @@ def postgres():
         port = s.getsockname()[1]
 
     def run(*command: str) -> None:
-        subprocess.run(_as_server_user([str(BIN / command[0]), *command[1:]]), check=True,
-                       capture_output=True, timeout=120)  # fmt: skip
+        subprocess.run(
+            _as_server_user([str(BIN / command[0]), *command[1:]]),
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
 
     run("initdb", "-D", str(data), "-U", "airflow", "--auth=trust", "-E", "UTF8")
     options = f"-h 127.0.0.1 -p {port} -k {sock}"
@@ -79,18 +82,20 @@ def test_dags_run_on_a_postgres_metadata_database(postgres, tmp_path):
     }
 
     def airflow(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
-        done = subprocess.run([AIRFLOW, *args], env=env, capture_output=True, text=True,
-                              timeout=timeout)  # fmt: skip
+        done = subprocess.run(
+            [AIRFLOW, *args], env=env, capture_output=True, text=True, timeout=timeout
+        )
         assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
         return done
 
-    init = subprocess.run([sys.executable, "-m", "gdelt_forecast.cli", "airflow", "init"],
-                          env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
-    assert init.returncode == 0, init.stderr[-3000:]
+    airflow_init(env)
     assert "postgresql" in airflow("config", "get-value", "database", "sql_alchemy_conn").stdout
     cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
-    conf = {"month": "2025-08", "data_root": str(cfg.data_root),
-            "config": str(REPO / "configs/demo.yaml")}  # fmt: skip
+    conf = {
+        "month": "2025-08",
+        "data_root": str(cfg.data_root),
+        "config": str(REPO / "configs/demo.yaml"),
+    }
     queries = cfg.data_root / "testset/2025-08/queries.parquet"
     assert not queries.exists()
     airflow("dags", "test", "build_testset", "2025-09-02", "--conf", json.dumps(conf))

@@ -33,9 +33,17 @@ def planted(release: Path, tmp_path_factory) -> Path:  # noqa: F811 (the importe
     shutil.copytree(release, out)
     for table, values in FUTURE_ROWS.items():
         add_rows(out, table, [values | {"date": FUTURE_DAY}], "z-future")
-    add_rows(out, "news_terms", [row | {"date": FUTURE_DAY} for row in terms(
-        "future-doc", f"{FUTURE_ROWS['news']['title']} {FUTURE_ROWS['news']['text']}")],
-        "z-future")  # fmt: skip
+    add_rows(
+        out,
+        "news_terms",
+        [
+            row | {"date": FUTURE_DAY}
+            for row in terms(
+                "future-doc", f"{FUTURE_ROWS['news']['title']} {FUTURE_ROWS['news']['text']}"
+            )
+        ],
+        "z-future",
+    )
     return out
 
 
@@ -43,8 +51,10 @@ def terms(doc_id: str, text: str) -> list[dict]:
     """``news_terms`` rows of a document, split as MIRAI's BM25 splits it."""
     tokens = text.split(" ")
     first = {term: tokens.index(term) for term in dict.fromkeys(tokens)}
-    return [{"doc_id": doc_id, "term": term, "tf": n, "first": first[term],
-             "tokens": len(tokens)} for term, n in Counter(tokens).items()]  # fmt: skip
+    return [
+        {"doc_id": doc_id, "term": term, "tf": n, "first": first[term], "tokens": len(tokens)}
+        for term, n in Counter(tokens).items()
+    ]
 
 
 def add_rows(folder: Path, table: str, rows: list[dict], name: str) -> None:
@@ -53,5 +63,6 @@ def add_rows(folder: Path, table: str, rows: list[dict], name: str) -> None:
     first = pq.read_table(sorted((folder / table).glob("*.parquet"))[0])
     template = first.slice(0, 1).to_pylist()[0]
     table_rows = [template | row for row in rows]
-    pq.write_table(pa.Table.from_pylist(table_rows, schema=first.schema),
-                   folder / table / f"{name}.parquet")  # fmt: skip
+    pq.write_table(
+        pa.Table.from_pylist(table_rows, schema=first.schema), folder / table / f"{name}.parquet"
+    )

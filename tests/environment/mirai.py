@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 
-def import_mirai(release: Path, repo: Path, end_date: str, folder: Path,
-                 patch: pytest.MonkeyPatch):  # fmt: skip
+def import_mirai(release: Path, repo: Path, end_date: str, folder: Path, patch: pytest.MonkeyPatch):
     """The module, with ``DEFAULT_END_DATE`` set; ``folder`` is an empty scratch folder and
     ``patch`` undoes the working directory, environment and shims when it is undone."""
     import pandas as pd

@@ -60,26 +60,37 @@ def _plain(value):
 def _args(api, ours: bool) -> dict:
     """The examples' arguments in either implementation's types."""
     t = types.SimpleNamespace(
-        Date=Date if ours else api.Date, DateRange=DateRange if ours else api.DateRange,
-        ISO=ISOCode if ours else api.ISOCode, CAMEO=CAMEOCode if ours else api.CAMEOCode,
-    )  # fmt: skip
+        Date=Date if ours else api.Date,
+        DateRange=DateRange if ours else api.DateRange,
+        ISO=ISOCode if ours else api.ISOCode,
+        CAMEO=CAMEOCode if ours else api.CAMEOCode,
+    )
     # MIRAI's Date refuses a day after DEFAULT_END_DATE; ours would clamp it.
     month = t.DateRange(start_date=t.Date("2025-08-01"), end_date=t.Date("2025-08-07"))
     pair = [t.ISO("USA"), t.ISO("CHN")]
     return {
         "count_events": dict(date_range=month, head_entities=pair, relations=[t.CAMEO("02")]),
         "get_events": dict(date_range=month, head_entities=pair, relations=[t.CAMEO("02")]),
-        "get_events_text": dict(date_range=month, head_entities=pair,
-                                text_description="economic trade"),
-        "get_entity_distribution": dict(date_range=month, involved_relations=[t.CAMEO("04")],
-                                        interacted_entities=pair, entity_role="tail"),
+        "get_events_text": dict(
+            date_range=month, head_entities=pair, text_description="economic trade"
+        ),
+        "get_entity_distribution": dict(
+            date_range=month,
+            involved_relations=[t.CAMEO("04")],
+            interacted_entities=pair,
+            entity_role="tail",
+        ),
         "get_relation_distribution": dict(date_range=month, head_entities=pair),
-        "count_news_articles": dict(date_range=month, head_entities=pair, tail_entities=pair,
-                                    keywords=["trade"]),
+        "count_news_articles": dict(
+            date_range=month, head_entities=pair, tail_entities=pair, keywords=["trade"]
+        ),
         "get_news_articles": dict(date_range=month, head_entities=pair, keywords=["trade"]),
-        "get_news_articles_text": dict(date_range=month, head_entities=pair,
-                                       text_description="Economic trade between USA and China"),
-    }  # fmt: skip
+        "get_news_articles_text": dict(
+            date_range=month,
+            head_entities=pair,
+            text_description="Economic trade between USA and China",
+        ),
+    }
 
 
 @pytest.mark.parametrize("name", [
@@ -111,12 +122,18 @@ def test_browse_and_the_lookups_answer_as_mirais(both):
         )
     for text in ("Fight with guns", "Make public statement"):
         assert _plain(env.map_relation_description_to_cameo(text)) == _plain(
-            api.map_relation_description_to_cameo(text))  # fmt: skip
+            api.map_relation_description_to_cameo(text)
+        )
     assert env.map_iso_to_country_name(ISOCode("CHN")) == api.map_iso_to_country_name(
         api.ISOCode("CHN")
     )
-    for method, code in (("map_cameo_to_relation", "190"), ("get_parent_relation", "193"),
-                         ("get_child_relations", "19"), ("get_sibling_relations", "193"),
-                         ("get_sibling_relations", "02")):  # fmt: skip
+    for method, code in (
+        ("map_cameo_to_relation", "190"),
+        ("get_parent_relation", "193"),
+        ("get_child_relations", "19"),
+        ("get_sibling_relations", "193"),
+        ("get_sibling_relations", "02"),
+    ):
         assert _plain(getattr(env, method)(CAMEOCode(code))) == _plain(
-            getattr(api, method)(api.CAMEOCode(code)))  # fmt: skip
+            getattr(api, method)(api.CAMEOCode(code))
+        )

@@ -37,8 +37,9 @@ def _plant(folder: Path, events: list[tuple], name: str) -> None:
     quads, links = [], []
     for n, (day, head, relation, tail) in enumerate(events):
         quad_id, when = f"{name}-{n}", date.fromisoformat(day)
-        quads.append({"date": when, "head": head, "relation": relation, "tail": tail,
-                      "quad_id": quad_id})  # fmt: skip
+        quads.append(
+            {"date": when, "head": head, "relation": relation, "tail": tail, "quad_id": quad_id}
+        )
         links.append({"date": when, "quad_id": quad_id})
     add_rows(folder, "quads", quads, name)
     add_rows(folder, "quad_docs", links, name)
@@ -71,10 +72,12 @@ def _events(folder: Path) -> list[tuple]:
     """The release's events as the environment shows them, (date, head, relation, tail): its
     quads that have a document (MIRAI's data_kg.csv), the planted ones among them."""
     linked = set(pq.read_table(folder / "quad_docs", columns=["quad_id"])["quad_id"].to_pylist())
-    quads = pq.read_table(folder / "quads", columns=["date", "head", "relation", "tail",
-                                                     "quad_id"]).to_pylist()  # fmt: skip
-    return [(q["date"], q["head"], q["relation"], q["tail"]) for q in quads
-            if q["quad_id"] in linked]  # fmt: skip
+    quads = pq.read_table(
+        folder / "quads", columns=["date", "head", "relation", "tail", "quad_id"]
+    ).to_pylist()
+    return [
+        (q["date"], q["head"], q["relation"], q["tail"]) for q in quads if q["quad_id"] in linked
+    ]
 
 
 def _history(events: list[tuple], window_days: int):
@@ -100,8 +103,10 @@ def _frequency(events: list[tuple], top: int):
 
 def _prf(predicted: set, gold: set) -> tuple[float, float]:
     hit = len(predicted & gold)
-    return (100 * hit / len(predicted) if predicted else 0.0,
-            100 * hit / len(gold) if gold else 0.0)  # fmt: skip
+    return (
+        100 * hit / len(predicted) if predicted else 0.0,
+        100 * hit / len(gold) if gold else 0.0,
+    )
 
 
 def _expected(folder: Path, predict) -> dict:
@@ -120,8 +125,12 @@ def _expected(folder: Path, predict) -> dict:
 
 def _got(summary) -> dict:
     s = summary.scores
-    return {"p1": s["first_level"]["precision"], "r1": s["first_level"]["recall"],
-            "p2": s["second_level"]["precision"], "r2": s["second_level"]["recall"]}  # fmt: skip
+    return {
+        "p1": s["first_level"]["precision"],
+        "r1": s["first_level"]["recall"],
+        "p2": s["second_level"]["precision"],
+        "r2": s["second_level"]["recall"],
+    }
 
 
 def test_history_and_frequency_equal_a_hand_computation(with_past):
@@ -155,8 +164,21 @@ def test_a_planted_future_changes_no_baseline(with_past, with_future):
 
 
 def test_the_cli_prints_and_writes_json(with_past, capsys):
-    assert main(["baseline", "--release", str(with_past), "--method", "frequency",
-                 "--split", "subset", "--json"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "baseline",
+                "--release",
+                str(with_past),
+                "--method",
+                "frequency",
+                "--split",
+                "subset",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["method"] == "frequency" and out["split"] == "subset" and out["queries"] == 2
     assert main(["baseline", "--release", str(with_past / "missing")]) == 1
@@ -175,12 +197,14 @@ def test_the_llm_baseline_asks_mirais_direct_prompt_and_scores_the_answers(with_
         queries = pq.read_table(with_past / "testset/queries.parquet").to_pylist()
         by_prompt = {}
         for n, q in enumerate(queries):
-            prompt = (f"Query: Please forecast the relations that {q['subject_name']} will take "
-                      f"towards {q['object_name']} on {q['date_nlp']} based on historical "
-                      f"information up to {q['cutoff_nlp']}. I.e. forecast the relation CAMEO "
-                      f"codes in query event Event(date={q['date']}, head_entity=ISOCode("
-                      f"{q['subject']}), relation=CAMEOCode(?), tail_entity=ISOCode("
-                      f"{q['object']})).\nFinal Answer:")  # fmt: skip
+            prompt = (
+                f"Query: Please forecast the relations that {q['subject_name']} will take "
+                f"towards {q['object_name']} on {q['date_nlp']} based on historical "
+                f"information up to {q['cutoff_nlp']}. I.e. forecast the relation CAMEO "
+                f"codes in query event Event(date={q['date']}, head_entity=ISOCode("
+                f"{q['subject']}), relation=CAMEOCode(?), tail_entity=ISOCode("
+                f"{q['object']})).\nFinal Answer:"
+            )
             gold = answers[q["subject"] + q["object"]]
             by_prompt[prompt] = gold
             if n == 0:
@@ -198,8 +222,9 @@ def test_the_llm_baseline_asks_mirais_direct_prompt_and_scores_the_answers(with_
         n = len(queries)
         assert summary.queries == n and summary.llm["failed"] == 1
         assert summary.scores["second_level"]["recall"] == pytest.approx(100 * (n - 1) / n)
-        calls = pq.read_table(cfg.data_root / "baselines" / with_past.name /
-                              "llm_calls.parquet").to_pylist()  # fmt: skip
+        calls = pq.read_table(
+            cfg.data_root / "baselines" / with_past.name / "llm_calls.parquet"
+        ).to_pylist()
         assert sorted(c["status"] for c in calls)[:3] == ["failed", "fallback", "ok"]
         sent = len(server.requests)
         again = run_baseline(cfg, with_past, "llm")

@@ -38,8 +38,10 @@ def mirai(release):
     con = duckdb.connect()
     for name in ("data_kg", "data_news"):
         path = release / "mirai" / "MIRAI" / f"{name}.csv"
-        con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_csv('{path}', delim='\\t', "
-                    "header=true, all_varchar=true)")  # fmt: skip
+        con.execute(
+            f"CREATE TABLE {name} AS SELECT * FROM read_csv('{path}', delim='\\t', "
+            "header=true, all_varchar=true)"
+        )
     con.execute("CREATE TABLE kg_events AS SELECT DISTINCT ON (QuadEventCode) * FROM data_kg")
     yield con
     con.close()
@@ -58,12 +60,16 @@ def test_counts_and_distributions_equal_mirais_files(env, mirai):
     first_level = _one(mirai, "SELECT count(*) FROM kg_events WHERE EventBaseCode LIKE '04%'")
     assert env.count_events(relations=[CAMEOCode("04")]) == first_level > 0
 
-    relations = dict(mirai.execute(
-        "SELECT EventBaseCode, count(*) FROM kg_events GROUP BY 1").fetchall())  # fmt: skip
+    relations = dict(
+        mirai.execute("SELECT EventBaseCode, count(*) FROM kg_events GROUP BY 1").fetchall()
+    )
     assert {c.code: n for c, n in env.get_relation_distribution().items()} == relations
-    entities = dict(mirai.execute(
-        "SELECT iso, count(*) FROM (SELECT Actor1CountryCode AS iso FROM kg_events UNION ALL "
-        "SELECT Actor2CountryCode FROM kg_events) GROUP BY iso").fetchall())  # fmt: skip
+    entities = dict(
+        mirai.execute(
+            "SELECT iso, count(*) FROM (SELECT Actor1CountryCode AS iso FROM kg_events UNION ALL "
+            "SELECT Actor2CountryCode FROM kg_events) GROUP BY iso"
+        ).fetchall()
+    )
     got = env.get_entity_distribution()
     assert {c.code: n for c, n in got.items()} == entities
     assert list(got.values()) == sorted(got.values(), reverse=True)
@@ -115,8 +121,10 @@ def test_a_planted_future_reaches_no_call(planted):
         assert env.count_news_articles(everything, keywords=["Tuvalu"]) == 0
         found = env.get_news_articles(everything, text_description=FUTURE_TITLE)
         assert FUTURE_TITLE not in [t for _, t in found]
-        assert all(e.head_entity.code != "TUV" for e in env.get_events(
-            everything, text_description=FUTURE_TITLE))  # fmt: skip
+        assert all(
+            e.head_entity.code != "TUV"
+            for e in env.get_events(everything, text_description=FUTURE_TITLE)
+        )
         with pytest.raises(ValueError, match="No news article found"):
             env.browse_news_article(Date(FUTURE_DAY.isoformat()), FUTURE_TITLE)
         with pytest.raises(AttributeError, match="fixed when it opens"):
@@ -174,13 +182,17 @@ def test_tool_schemas_validate_and_round_trip_a_call(env):
     for tool in schemas:
         jsonschema.Draft202012Validator.check_schema(tool["function"]["parameters"])
     count = next(t for t in schemas if t["function"]["name"] == "count_events")["function"]
-    arguments = {"date_range": {"start_date": "2025-08-01", "end_date": None},
-                 "head_entities": ["USA"], "relations": ["04"]}  # fmt: skip
+    arguments = {
+        "date_range": {"start_date": "2025-08-01", "end_date": None},
+        "head_entities": ["USA"],
+        "relations": ["04"],
+    }
     jsonschema.validate(arguments, count["parameters"])
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"head_entities": ["usa"]}, count["parameters"])
-    expected = env.count_events(DateRange(Date("2025-08-01")), [ISOCode("USA")], None,
-                                [CAMEOCode("04")])  # fmt: skip
+    expected = env.count_events(
+        DateRange(Date("2025-08-01")), [ISOCode("USA")], None, [CAMEOCode("04")]
+    )
     assert call_tool(env, "count_events", json.dumps(arguments)) == expected
     events = call_tool(env, "get_events", {"head_entities": ["USA"]})
     assert events and all(e["head_entity"] == "USA" for e in events)

@@ -33,8 +33,12 @@ def test_an_article_first_seen_on_the_query_day_reaches_no_query(release, tmp_pa
         }
         for table, values in rows.items():
             add_rows(out, table, [values | {"date": day}], f"z-{doc}")
-        add_rows(out, "news_terms", [r | {"date": day} for r in terms(doc, f"{title(n)} {text}")],
-                 f"z-{doc}")  # fmt: skip
+        add_rows(
+            out,
+            "news_terms",
+            [r | {"date": day} for r in terms(doc, f"{title(n)} {text}")],
+            f"z-{doc}",
+        )
     everything = DateRange(Date("2000-01-01"), Date("2100-01-01"))
     for q in queries:
         n = days.index(q["date"])

@@ -72,8 +72,9 @@ def test_the_vocabulary_is_read_only_when_an_idf_is_negative():
     def refuse():
         raise AssertionError("no query term is in half of the documents")
 
-    assert np.array_equal(scores(lengths, counts, ["w2999"], refuse),
-                          BM25Okapi(corpus).get_scores(["w2999"]))  # fmt: skip
+    assert np.array_equal(
+        scores(lengths, counts, ["w2999"], refuse), BM25Okapi(corpus).get_scores(["w2999"])
+    )
 
 
 @pytest.fixture(scope="module")
@@ -98,8 +99,14 @@ def test_news_terms_search_ranks_as_mirai_ranks_the_texts(env, articles):
     common = Counter(t for a in articles for t in set(f"{a[2]} {a[3]}".split(" ")))
     frequent = [t for t, n in common.most_common(3)]  # in most articles: negative idf
     assert common[frequent[0]] > len(articles) / 2
-    for text in [articles[0][2], articles[-1][2], " ".join(frequent), f"{frequent[0]}  trade",
-                 "trade talks between the two", "nothing-here"]:  # fmt: skip
+    for text in [
+        articles[0][2],
+        articles[-1][2],
+        " ".join(frequent),
+        f"{frequent[0]}  trade",
+        "trade talks between the two",
+        "nothing-here",
+    ]:
         best = np.argsort(bm25.get_scores(text.split(" ")))[::-1][:15]
         expected = [(Date(articles[i][0].isoformat()), articles[i][2]) for i in best]
         assert env.get_news_articles(text_description=text) == expected, text
@@ -146,6 +153,7 @@ def test_events_of_the_best_articles_as_mirai_collects_them(env, articles, relea
                 break
             found.update(dict.fromkeys(row[1:] for row in links if row[0] == articles[i][1]))
         got = env.get_events(text_description=text)
-        assert [(e.date.date, e.head_entity.code, e.relation.code, e.tail_entity.code)
-                for e in got] == [(d.isoformat(), h, r, t) for d, h, r, t in found]  # fmt: skip
+        assert [
+            (e.date.date, e.head_entity.code, e.relation.code, e.tail_entity.code) for e in got
+        ] == [(d.isoformat(), h, r, t) for d, h, r, t in found]
         assert got

@@ -162,11 +162,22 @@ def test_a_url_keeps_only_its_earliest_day(real_day):
     first = {r["rule"]: r for r in funnel(real_day)}
     assert first["earliest_url_date"]["removed"] == 0
 
-    alone = run(real_day, metric, "events.min_daily_mentions=0", first=date(2025, 8, 8),
-                last=date(2025, 8, 8))  # fmt: skip
+    alone = run(
+        real_day,
+        metric,
+        "events.min_daily_mentions=0",
+        first=date(2025, 8, 8),
+        last=date(2025, 8, 8),
+    )
     assert alone.removed["earliest_url_date"] == 895  # the look-back does not depend on the range
-    run(real_day, metric, "events.min_daily_mentions=0", "events.earliest_url_date=false",
-        first=date(2025, 8, 8), last=date(2025, 8, 8))  # fmt: skip
+    run(
+        real_day,
+        metric,
+        "events.min_daily_mentions=0",
+        "events.earliest_url_date=false",
+        first=date(2025, 8, 8),
+        last=date(2025, 8, 8),
+    )
     assert silver(real_day, date(2025, 8, 8)).num_rows == silver(real_day).num_rows
 
 

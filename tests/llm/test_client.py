@@ -49,7 +49,7 @@ def test_valid_answer_with_the_request_as_asked(server, tmp_path, monkeypatch):
                 },
                 "required": ["events"],
             },
-        },  # fmt: skip
+        },
     }
     assert (sent["model"], sent["temperature"], sent["max_tokens"]) == (MODEL, 0.0, 1024)
     assert "seed" not in sent

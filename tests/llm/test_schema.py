@@ -22,7 +22,11 @@ class Event(Answer):
 
 def test_valid_answers_pass_as_plain_dicts():
     assert validated(Event, {"date": None, "kind": "start"}) == {
-        "date": None, "kind": "start", "n": 0, "tags": ["x"]}  # fmt: skip
+        "date": None,
+        "kind": "start",
+        "n": 0,
+        "tags": ["x"],
+    }
     full = {"date": "2025-08-07", "kind": "end", "n": 3, "tags": ["a"]}
     assert validated(Event, full) == full
 
@@ -53,8 +57,13 @@ def test_the_schema_sent_is_the_models():
     assert schema["additionalProperties"] is False and schema["required"] == ["date", "kind"]
     assert schema["properties"]["kind"]["enum"] == ["start", "end"]
     assert schema["properties"]["tags"] | {"default": None} == {
-        "type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 2,
-        "title": "Tags", "default": None}  # fmt: skip
+        "type": "array",
+        "items": {"type": "string"},
+        "minItems": 1,
+        "maxItems": 2,
+        "title": "Tags",
+        "default": None,
+    }
 
 
 def test_a_request_needs_an_answer_model_and_a_plain_name():

@@ -82,11 +82,21 @@ def test_a_held_lock_is_renewed_and_an_expired_one_taken_over(bucket_url, tmp_pa
 def test_two_machines_updating_the_ledger_at_once_keep_all_rows(bucket_url, tmp_path):
     def rows(machine: str) -> list[dict]:
         return [
-            {"slot": f"2025080722{15 * i:02d}00", "stream": "english", "table": machine,
-             "url": f"http://x/{machine}/{i}", "size": 1, "md5": "m", "status": "ingested",
-             "rows": 1, "rejected": 0, "partitions": ["2025-08-07"], "detail": ""}
+            {
+                "slot": f"2025080722{15 * i:02d}00",
+                "stream": "english",
+                "table": machine,
+                "url": f"http://x/{machine}/{i}",
+                "size": 1,
+                "md5": "m",
+                "status": "ingested",
+                "rows": 1,
+                "rejected": 0,
+                "partitions": ["2025-08-07"],
+                "detail": "",
+            }
             for i in range(3)
-        ]  # fmt: skip
+        ]
 
     def ingest_like(machine: str) -> None:
         with staged(_cfg(bucket_url, tmp_path / machine), ["bronze/slots.parquet"]) as local:

@@ -49,11 +49,20 @@ def in_bucket(local_release, s3_endpoint, tmp_path_factory):
     pages = ["--set", f"articles.archives=[{archive}]"]
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(cwd)
-        _cli("ingest", "--start", "2025-07-22T21:45", "--end", "2025-08-12T23:45", *common,
-             "--set", f"gdelt.base_url={mirror.as_uri()}")  # fmt: skip
+        _cli(
+            "ingest",
+            "--start",
+            "2025-07-22T21:45",
+            "--end",
+            "2025-08-12T23:45",
+            *common,
+            "--set",
+            f"gdelt.base_url={mirror.as_uri()}",
+        )
         for day in DAYS:  # as `make demo`: normalize wants bronze on every day of its range
-            _cli("normalize", "--start-date", day.isoformat(), "--end-date", day.isoformat(),
-                 *common)  # fmt: skip
+            _cli(
+                "normalize", "--start-date", day.isoformat(), "--end-date", day.isoformat(), *common
+            )
         _cli("database", *common)
         _cli("articles", "fetch", *span, *common, *pages)
         _cli("articles", "process", *span, *common, *pages)
@@ -74,9 +83,14 @@ def test_the_demo_month_is_released_into_the_bucket_and_verifies(
     bucket_root = root.removeprefix("s3://")
     assert url == f"{root}/releases/2025.08.0"
     keys = {k.removeprefix(bucket_root + "/") for k in s3fs_client.find(bucket_root)}
-    assert {"bronze/slots.parquet", "silver/events/date=2025-08-07/part-0.parquet",
-            "articles/docs/date=2025-08-07/part-0.parquet", "testset/2025-08/queries.parquet",
-            "releases/LATEST", "releases/2025.08.0/manifest.json"} <= keys  # fmt: skip
+    assert {
+        "bronze/slots.parquet",
+        "silver/events/date=2025-08-07/part-0.parquet",
+        "articles/docs/date=2025-08-07/part-0.parquet",
+        "testset/2025-08/queries.parquet",
+        "releases/LATEST",
+        "releases/2025.08.0/manifest.json",
+    } <= keys
     # The warehouse, the locks, scratch and the staging copy never reach the bucket.
     assert not [k for k in keys if k.startswith(("warehouse", "locks/", "tmp/", ".sync"))]
     assert not [k for k in keys if "/." in f"/{k}"]
@@ -134,8 +148,19 @@ def test_a_second_machine_builds_its_warehouse_from_the_bucket(in_bucket, tmp_pa
     test set of the month is built on a warehouse read from the bucket, equal to the first's."""
     root, first, _ = in_bucket
     other = tmp_path / "other-machine"
-    code = main(["testset", "--month", MONTH, "--config", DEMO, "--data-root", root,
-                 "--set", f"storage.local_dir={other}"])  # fmt: skip
+    code = main(
+        [
+            "testset",
+            "--month",
+            MONTH,
+            "--config",
+            DEMO,
+            "--data-root",
+            root,
+            "--set",
+            f"storage.local_dir={other}",
+        ]
+    )
     assert code == 0
     copy = other / "s3" / root.removeprefix("s3://")
     assert (copy / "warehouse.duckdb").exists() and not (copy / "silver").exists()
@@ -147,11 +172,25 @@ def test_the_demo_pages_script_reads_a_bucket(in_bucket, tmp_path):
     root, machine, _ = in_bucket
     out = tmp_path / "pages.warc.gz"
     done = subprocess.run(
-        [sys.executable, "demo/sample_pages.py", "--data-root", root, "--config", DEMO,
-         "--start-date", FIRST_DAY.isoformat(), "--end-date", LAST_DAY.isoformat(),
-         "--out", str(out)],
-        cwd=REPO, capture_output=True, text=True, env={**os.environ, "HOME": str(tmp_path)},
-    )  # fmt: skip
+        [
+            sys.executable,
+            "demo/sample_pages.py",
+            "--data-root",
+            root,
+            "--config",
+            DEMO,
+            "--start-date",
+            FIRST_DAY.isoformat(),
+            "--end-date",
+            LAST_DAY.isoformat(),
+            "--out",
+            str(out),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(tmp_path)},
+    )
     assert done.returncode == 0, done.stderr
     assert out.stat().st_size > 0 and "sample pages archived" in done.stdout
     # Its working copy went to the default local folder (under HOME), with no silver in it.

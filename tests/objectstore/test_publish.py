@@ -33,10 +33,12 @@ def test_a_release_is_published_whole_and_latest_follows(copy):
         publish(copy, "2025.08.0", _stays_latest) == f"s3://{copy.bucket.root}/releases/2025.08.0"
     )
     assert _keys(copy) == [
-        *(f"releases/2025.08.0/{r}" for r in ("manifest.json", "quads/part-0.parquet",
-                                              "tasks/STF/test.parquet")),
+        *(
+            f"releases/2025.08.0/{r}"
+            for r in ("manifest.json", "quads/part-0.parquet", "tasks/STF/test.parquet")
+        ),
         "releases/LATEST",
-    ]  # fmt: skip
+    ]
     assert copy.bucket.fs.cat_file(copy.bucket.key("releases/LATEST")) == b"2025.08.0\n"
 
     _release(copy, "2025.07.0")  # an older month rebuilt: LATEST stays on the newest

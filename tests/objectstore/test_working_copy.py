@@ -63,9 +63,15 @@ def test_a_pull_keeps_what_this_machine_changed_and_pulls_only_what_is_asked(buc
 
 def test_local_only_files_never_reach_the_bucket(bucket_url, tmp_path):
     a = _copy(bucket_url, tmp_path / "a")
-    for rel in ["warehouse.duckdb", "tmp/duckdb/spill.bin", "locks/testset-2025-08.lock",
-                "bronze/slots.parquet.lock", "bronze/.slots.parquet.x.tmp",
-                "releases/2025.08.0/manifest.json", "bronze/slots.parquet"]:  # fmt: skip
+    for rel in [
+        "warehouse.duckdb",
+        "tmp/duckdb/spill.bin",
+        "locks/testset-2025-08.lock",
+        "bronze/slots.parquet.lock",
+        "bronze/.slots.parquet.x.tmp",
+        "releases/2025.08.0/manifest.json",
+        "bronze/slots.parquet",
+    ]:
         _write(a.path / rel, "x")
     assert a.push() == 1
     assert list(a.bucket.listing()) == ["bronze/slots.parquet"]

@@ -40,11 +40,24 @@ def demo_month(root: Path, mirror_dir: Path) -> Config:
         normalize(cfg, day, day)
     build_database(cfg)
     subprocess.run(
-        [sys.executable, "demo/sample_pages.py", "--data-root", str(root), "--config",
-         "configs/demo.yaml", "--start-date", FIRST_DAY.isoformat(),
-         "--end-date", LAST_DAY.isoformat(), "--out", str(archive)],
-        cwd=REPO, check=True, capture_output=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "demo/sample_pages.py",
+            "--data-root",
+            str(root),
+            "--config",
+            "configs/demo.yaml",
+            "--start-date",
+            FIRST_DAY.isoformat(),
+            "--end-date",
+            LAST_DAY.isoformat(),
+            "--out",
+            str(archive),
+        ],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
     process(cfg, FIRST_DAY, LAST_DAY)
     build_database(cfg)
     return cfg

@@ -30,20 +30,22 @@ REASONS = pa.list_(pa.struct([("reason", pa.string()), ("rows", pa.int64())]))
 
 def _events(first_id: int) -> pa.Table:
     ids = [first_id, first_id + 1]
-    return pa.table({
-        "event_id": pa.array(ids, pa.int64()),
-        "root_code": pa.array(["04", "19"], pa.string()),
-        "url": pa.array([f"https://news.example/{i}" for i in ids], pa.large_string()),
-        "quad_class": pa.array([1, 4], pa.int8()),
-        "num_mentions": pa.array([3, 7], pa.int16()),
-        "day": pa.array([20250807, 20250808], pa.int32()),
-        "goldstein": pa.array([1.5, -10.0], pa.float32()),
-        "avg_tone": pa.array([0.25, -3.5], pa.float64()),
-        "is_root": pa.array([True, False]),
-        "date": pa.array([dt.date(2025, 8, 7), dt.date(2025, 8, 8)], pa.date32()),
-        "added": pa.array([dt.datetime(2025, 8, 7, 22, 15)] * 2, pa.timestamp("us", tz="UTC")),
-        "seen": pa.array([dt.datetime(2025, 8, 7, 22)] * 2, pa.timestamp("s")),
-    })  # fmt: skip
+    return pa.table(
+        {
+            "event_id": pa.array(ids, pa.int64()),
+            "root_code": pa.array(["04", "19"], pa.string()),
+            "url": pa.array([f"https://news.example/{i}" for i in ids], pa.large_string()),
+            "quad_class": pa.array([1, 4], pa.int8()),
+            "num_mentions": pa.array([3, 7], pa.int16()),
+            "day": pa.array([20250807, 20250808], pa.int32()),
+            "goldstein": pa.array([1.5, -10.0], pa.float32()),
+            "avg_tone": pa.array([0.25, -3.5], pa.float64()),
+            "is_root": pa.array([True, False]),
+            "date": pa.array([dt.date(2025, 8, 7), dt.date(2025, 8, 8)], pa.date32()),
+            "added": pa.array([dt.datetime(2025, 8, 7, 22, 15)] * 2, pa.timestamp("us", tz="UTC")),
+            "seen": pa.array([dt.datetime(2025, 8, 7, 22)] * 2, pa.timestamp("s")),
+        }
+    )
 
 
 TABLES = {
@@ -73,12 +75,14 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict]]
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(table, root / path, compression="zstd")
         data = (root / path).read_bytes()
-        files.append({
-            "path": path,
-            "bytes": len(data),
-            "sha256": hashlib.sha256(data).hexdigest(),
-            "rows": table.num_rows,
-        })  # fmt: skip
+        files.append(
+            {
+                "path": path,
+                "bytes": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "rows": table.num_rows,
+            }
+        )
     return root, files
 
 

@@ -101,8 +101,9 @@ def _rewrite(root: Path, path: str, table: pa.Table) -> None:
     data = (root / path).read_bytes()
     for item in m["files"]:
         if item["path"] == path:
-            item.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest(),
-                        rows=table.num_rows)  # fmt: skip
+            item.update(
+                bytes=len(data), sha256=hashlib.sha256(data).hexdigest(), rows=table.num_rows
+            )
     (root / MANIFEST).write_text(json.dumps(m))
 
 
@@ -113,8 +114,11 @@ def test_verify_catches_leakage_and_schema_drift(release, tmp_path):
     late = queries.slice(0, 1).to_pylist()[0]
     late.update(query_id="late", date=late["date"].replace(month=9, day=1))
     late["cutoff"] = late["date"].replace(day=1, month=8, year=2025)
-    _rewrite(copy, "testset/queries.parquet",
-             pa.concat_tables([queries, pa.Table.from_pylist([late], queries.schema)]))  # fmt: skip
+    _rewrite(
+        copy,
+        "testset/queries.parquet",
+        pa.concat_tables([queries, pa.Table.from_pylist([late], queries.schema)]),
+    )
     assert verify(copy) == [
         "testset/queries.parquet: cutoff not before the date by its horizon (1 rows, e.g. late)",
         "testset/queries.parquet: dated outside the test month (1 rows, e.g. late)",
@@ -143,8 +147,17 @@ def test_an_existing_version_is_refused_and_left_alone(demo_cfg, release, capsys
     before = {p: p.stat().st_mtime_ns for p in release.rglob("*")}
     with pytest.raises(ReleaseError, match="exists .* releases are immutable"):
         build_release(demo_cfg, MONTH, version=release.name)
-    args = ["release", "--month", MONTH, "--version", release.name,
-            "--data-root", str(demo_cfg.data_root), "--config", "configs/demo.yaml"]  # fmt: skip
+    args = [
+        "release",
+        "--month",
+        MONTH,
+        "--version",
+        release.name,
+        "--data-root",
+        str(demo_cfg.data_root),
+        "--config",
+        "configs/demo.yaml",
+    ]
     assert main(args) == 1
     assert "immutable" in capsys.readouterr().err
     assert {p: p.stat().st_mtime_ns for p in release.rglob("*")} == before
@@ -248,8 +261,11 @@ def test_verify_catches_a_timeline_that_sees_past_the_month(release, tmp_path):
     atoms = pq.read_table(copy / "timelines/timelines.parquet")
     assert atoms.num_rows and verify(copy) == []
     late = {**atoms.slice(0, 1).to_pylist()[0], "seq": 99, "date": "2025-09"}
-    _rewrite(copy, "timelines/timelines.parquet",
-             pa.concat_tables([atoms, pa.Table.from_pylist([late], atoms.schema)]))  # fmt: skip
+    _rewrite(
+        copy,
+        "timelines/timelines.parquet",
+        pa.concat_tables([atoms, pa.Table.from_pylist([late], atoms.schema)]),
+    )
     assert verify(copy) == [
         "timelines/timelines.parquet: 1 atomic events dated after 2025-08-31",
         f"timelines/timelines.parquet: {late['complex_event_id']} event 99: dated 2025-09, after "
@@ -265,8 +281,12 @@ def test_verify_catches_task_leakage(release, tmp_path):
     assert stf and mcnc and verify(copy) == []
     # A train record whose background holds a test record's gold answer, and a background
     # event dated after its own cut.
-    planted = {**stf[0], "id": "STF-planted", "split": "train",
-               "background": stf[0]["background"] + mcnc[-1]["target"]}  # fmt: skip
+    planted = {
+        **stf[0],
+        "id": "STF-planted",
+        "split": "train",
+        "background": stf[0]["background"] + mcnc[-1]["target"],
+    }
     _rewrite(copy, "tasks/STF/train.parquet", pa.Table.from_pylist([planted], SCHEMA))
     problems = verify(copy)
     assert problems[0] == (
@@ -274,8 +294,7 @@ def test_verify_catches_task_leakage(release, tmp_path):
         f"{mcnc[-1]['target'][0]['date']} is not before the cut {planted['cut_date']}"
     )
     leak = f"answer {mcnc[-1]['target'][0]['text'][:60]!r} is an earlier split's background"
-    assert any(p.startswith(f"tasks/MCNC/test.parquet: {mcnc[-1]['id']}: {leak}")
-               for p in problems)  # fmt: skip
+    assert any(p.startswith(f"tasks/MCNC/test.parquet: {mcnc[-1]['id']}: {leak}") for p in problems)
     assert len(problems) > 2  # every task
     assert all("is an earlier split's background" in p for p in problems[1:])
 
@@ -295,8 +314,10 @@ def test_baselines_are_in_the_manifest_and_the_card(release):
             assert set(b["quad"]) == {"precision", "recall", "f1", "kl"}
         card = (release / "README.md").read_text()
         first = splits["test"]["first_level"]
-        assert (f"| {method} | test | {queries:,} | {first['precision']:.1f} | "
-                f"{first['recall']:.1f} | {first['f1']:.1f} |") in card  # fmt: skip
+        assert (
+            f"| {method} | test | {queries:,} | {first['precision']:.1f} | "
+            f"{first['recall']:.1f} | {first['f1']:.1f} |"
+        ) in card
     assert "## Baselines" in card and "gdelt-forecast baseline --release" in card
 
 
@@ -308,7 +329,7 @@ def test_news_terms_split_every_article_as_mirais_search_does(release, tmp_path)
         for a in sorted(news, key=lambda a: (a["date"], a["doc_id"]))
         for row in sorted(
             terms(a["doc_id"], f"{a['title'] or ''} {a['text']}"), key=lambda row: row["first"]
-        )  # fmt: skip
+        )
     ]
     assert len(news) > 4 and got == expected
 
@@ -340,8 +361,11 @@ def test_another_user_reads_every_file_of_the_release(release, tmp_path_factory)
         shared.chmod(0o755)
         copy = shared / release.name
         shutil.copytree(release, copy)
-        read = subprocess.run(["cat", *(copy / p.relative_to(release) for p in files)],
-                              user="nobody", capture_output=True)  # fmt: skip
+        read = subprocess.run(
+            ["cat", *(copy / p.relative_to(release) for p in files)],
+            user="nobody",
+            capture_output=True,
+        )
         assert read.returncode == 0, read.stderr.decode()
         assert len(read.stdout) == sum(p.stat().st_size for p in files)
     finally:

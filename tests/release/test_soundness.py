@@ -49,8 +49,12 @@ def span(value: str) -> tuple[date, date]:
 
 
 def records(root: Path) -> list[dict]:
-    return [r for task in TASKS for path in sorted((root / "tasks" / task).glob("*.parquet"))
-            for r in pq.read_table(path).to_pylist()]  # fmt: skip
+    return [
+        r
+        for task in TASKS
+        for path in sorted((root / "tasks" / task).glob("*.parquet"))
+        for r in pq.read_table(path).to_pylist()
+    ]
 
 
 def breaches(root: Path) -> list[str]:
@@ -94,8 +98,12 @@ def breaches(root: Path) -> list[str]:
             out.append(f"4: {r['id']} has a true event as a negative")
     order = {"train": 0, "dev": 1, "test": 2}  # rule 5
     for r in rows:
-        earlier = [b["text"] for o in rows if order[o["split"]] < order[r["split"]]
-                   for b in o["background"]]  # fmt: skip
+        earlier = [
+            b["text"]
+            for o in rows
+            if order[o["split"]] < order[r["split"]]
+            for b in o["background"]
+        ]
         if any(similar(t["text"], b, threshold) for t in r["target"] for b in earlier):
             out.append(f"5: {r['id']} answers an earlier split's background")
     return out
@@ -111,8 +119,12 @@ def test_quality_and_the_cards_soundness_section(release):
     quality = json.loads((release / "stats" / "quality.json").read_text())
     rows = records(release)
     assert [r["rule"] for r in quality["rules"]] == [
-        "1-provenance", "2-not-after-source", "3-one-event-once", "4-no-answer-in-context",
-        "5-across-splits"]  # fmt: skip
+        "1-provenance",
+        "2-not-after-source",
+        "3-one-event-once",
+        "4-no-answer-in-context",
+        "5-across-splits",
+    ]
     assert quality["near_duplicate"] == {"measure": "token-containment-v1", "threshold": 0.7}
     for task in ("MCNC", "MCAC"):
         letters = Counter(r["answer"] for r in rows if r["task"] == task)
@@ -122,18 +134,19 @@ def test_quality_and_the_cards_soundness_section(release):
         sizes = [len(r["background"]) for r in rows if r["task"] == task]
         shown = quality["backgrounds"][task]
         assert (shown["records"], shown["empty"], shown["single_event"]) == (
-            len(sizes), sizes.count(0), sizes.count(1))  # fmt: skip
+            len(sizes),
+            sizes.count(0),
+            sizes.count(1),
+        )
     removed = {r["rule"]: r["removed"] for r in quality["rules"]}
     assert sum(n for found in removed.values() for n in found.values()) > 0
     card = (release / "README.md").read_text()
     assert "## Soundness" in card and "token-containment-v1" in card
     manifest = json.loads((release / "manifest.json").read_text())
-    assert manifest["tasks"]["soundness"] == {
-        k: v for k, v in removed.items() if k[0] in "145"
-    }  # fmt: skip
+    assert manifest["tasks"]["soundness"] == {k: v for k, v in removed.items() if k[0] in "145"}
     assert manifest["timelines"]["dropped"] == {
         k: v["atomic_events"] for k, v in removed.items() if k[0] in "23"
-    }  # fmt: skip
+    }
 
 
 @pytest.fixture
@@ -144,16 +157,23 @@ def copy(release, tmp_path) -> Path:
 
 
 def _task_file(root: Path, rows: list[dict]) -> tuple[str, list[dict]]:
-    path = next(f"tasks/{t}/{s}.parquet" for t in ("MCNC",) for s in ("test", "dev", "train")
-                if pq.read_metadata(root / f"tasks/{t}/{s}.parquet").num_rows)  # fmt: skip
+    path = next(
+        f"tasks/{t}/{s}.parquet"
+        for t in ("MCNC",)
+        for s in ("test", "dev", "train")
+        if pq.read_metadata(root / f"tasks/{t}/{s}.parquet").num_rows
+    )
     return path, pq.read_table(root / path).to_pylist()
 
 
 def test_verify_names_a_background_from_a_page_seen_after_the_cut(copy):
     path, rows = _task_file(copy, records(copy))
     row = rows[0]
-    later = next(a for a in pq.read_table(copy / "timelines/timelines.parquet").to_pylist()
-                 if a["source_date"] > row["cut_date"])  # fmt: skip
+    later = next(
+        a
+        for a in pq.read_table(copy / "timelines/timelines.parquet").to_pylist()
+        if a["source_date"] > row["cut_date"]
+    )
     planted = {
         "date": row["cut_date"].isoformat(),
         "text": "A lead sentence of a later page",
@@ -190,9 +210,10 @@ def test_verify_names_an_atomic_event_after_its_source(copy):
     atoms[i] = {**atoms[i], "date": plan}
     _rewrite(copy, path, pa.Table.from_pylist(atoms, table.schema))
     assert f"2: {atoms[i]['text']} is dated after its source" in breaches(copy)
-    assert (f"{path}: {atoms[i]['complex_event_id']} event {atoms[i]['seq']}: dated {plan}, "
-            f"after its source was first seen on {atoms[i]['source_date']} (rule 2)"
-            ) in verify(copy)  # fmt: skip
+    assert (
+        f"{path}: {atoms[i]['complex_event_id']} event {atoms[i]['seq']}: dated {plan}, "
+        f"after its source was first seen on {atoms[i]['source_date']} (rule 2)"
+    ) in verify(copy)
 
 
 def test_verify_names_an_answer_in_its_own_context_and_twin_options(copy):
@@ -206,8 +227,17 @@ def test_verify_names_an_answer_in_its_own_context_and_twin_options(copy):
     problems = verify(copy)
     assert len(problems) == 1 and problems[0].startswith(f"{path}: {row['id']}: ")
     assert "near-duplicates" in problems[0]
-    shown = {**row, "background": [*row["background"], {**row["target"][0],
-             "date": row["cut_date"].isoformat(), "source_date": row["cut_date"]}]}  # fmt: skip
+    shown = {
+        **row,
+        "background": [
+            *row["background"],
+            {
+                **row["target"][0],
+                "date": row["cut_date"].isoformat(),
+                "source_date": row["cut_date"],
+            },
+        ],
+    }
     rows[0] = shown
     _rewrite(copy, path, pa.Table.from_pylist(rows, SCHEMA))
     assert f"4: {row['id']} shows its answer" in breaches(copy)
@@ -216,11 +246,17 @@ def test_verify_names_an_answer_in_its_own_context_and_twin_options(copy):
 def test_verify_names_a_negative_that_is_a_true_event(copy):
     path, rows = _task_file(copy, records(copy))
     row = rows[0]
-    story = [a["text"] for a in pq.read_table(copy / "timelines/timelines.parquet").to_pylist()
-             if a["complex_event_id"] == row["complex_event_id"]]  # fmt: skip
+    story = [
+        a["text"]
+        for a in pq.read_table(copy / "timelines/timelines.parquet").to_pylist()
+        if a["complex_event_id"] == row["complex_event_id"]
+    ]
     wrong = next(i for i in range(4) if i != "ABCD".index(row["answer"]))
-    true = next(t for t in story if t != row["target"][0]["text"]
-                and not any(similar(t, c, 0.7) for c in row["candidates"]))  # fmt: skip
+    true = next(
+        t
+        for t in story
+        if t != row["target"][0]["text"] and not any(similar(t, c, 0.7) for c in row["candidates"])
+    )
     candidates = list(row["candidates"])
     candidates[wrong] = true
     rows[0] = {**row, "candidates": candidates}
@@ -237,15 +273,20 @@ def test_verify_names_an_answer_in_an_earlier_splits_background(copy):
     assert train
     reworded = {**test["target"][0], "text": "Breaking: " + test["target"][0]["text"]}
     # Dated and sourced soundly for its own cut, so that only rule 5 is broken.
-    planted = {**reworded, "date": train[0]["background"][0]["date"],
-               "source_doc_id": train[0]["background"][0]["source_doc_id"],
-               "source_date": train[0]["background"][0]["source_date"]}  # fmt: skip
+    planted = {
+        **reworded,
+        "date": train[0]["background"][0]["date"],
+        "source_doc_id": train[0]["background"][0]["source_doc_id"],
+        "source_date": train[0]["background"][0]["source_date"],
+    }
     train[0] = {**train[0], "background": [*train[0]["background"], planted]}
     _rewrite(copy, train_path, pa.Table.from_pylist(train, SCHEMA))
     assert f"5: {test['id']} answers an earlier split's background" in breaches(copy)
     problems = verify(copy)
-    assert f"tasks/LTF/test.parquet: {test['id']}: answer {test['target'][0]['text'][:60]!r} is " \
-        "an earlier split's background" in "\n".join(problems)  # fmt: skip
+    assert (
+        f"tasks/LTF/test.parquet: {test['id']}: answer {test['target'][0]['text'][:60]!r} is "
+        "an earlier split's background" in "\n".join(problems)
+    )
     assert all("earlier split" in p for p in problems)
 
 

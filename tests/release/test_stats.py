@@ -84,25 +84,55 @@ def release(quads=QUADS, news=NEWS, funnel=FUNNEL, complex_events=COMPLEX, tasks
     for day, step, rule, on, rows_in, rows_out, reasons in funnel:
         con.execute(
             "INSERT INTO funnel VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [day, step, rule, on, rows_in, rows_out, rows_in - rows_out,
-             [{"reason": r, "rows": n} for r, n in reasons]],
-        )  # fmt: skip
+            [
+                day,
+                step,
+                rule,
+                on,
+                rows_in,
+                rows_out,
+                rows_in - rows_out,
+                [{"reason": r, "rows": n} for r, n in reasons],
+            ],
+        )
     for name in ("countries", "relations"):
         con.register("reference", getattr(tables, name)())
         con.execute(f"CREATE TABLE {name} AS SELECT * FROM reference")
         con.unregister("reference")
-    stories = pa.Table.from_pylist([
-        {"complex_event_id": ce, "title": ce, "countries": ["CHN", "USA"], "first_date": day,
-         "n_documents": docs} for ce, day, docs, _ in complex_events
-    ], COMPLEX_EVENTS)  # fmt: skip
-    atoms = pa.Table.from_pylist([
-        {"complex_event_id": ce, "seq": seq, "date": when}
-        for ce, _, _, dates in complex_events for seq, when in enumerate(dates, 1)
-    ], TIMELINES)  # fmt: skip
-    records = pa.Table.from_pylist([
-        {"id": f"{task}-{i}", "task": task, "split": split, "complex_event_id": ce,
-         "cut_date": cut} for i, (task, split, ce, cut) in enumerate(tasks)
-    ], SCHEMA)  # fmt: skip
+    stories = pa.Table.from_pylist(
+        [
+            {
+                "complex_event_id": ce,
+                "title": ce,
+                "countries": ["CHN", "USA"],
+                "first_date": day,
+                "n_documents": docs,
+            }
+            for ce, day, docs, _ in complex_events
+        ],
+        COMPLEX_EVENTS,
+    )
+    atoms = pa.Table.from_pylist(
+        [
+            {"complex_event_id": ce, "seq": seq, "date": when}
+            for ce, _, _, dates in complex_events
+            for seq, when in enumerate(dates, 1)
+        ],
+        TIMELINES,
+    )
+    records = pa.Table.from_pylist(
+        [
+            {
+                "id": f"{task}-{i}",
+                "task": task,
+                "split": split,
+                "complex_event_id": ce,
+                "cut_date": cut,
+            }
+            for i, (task, split, ce, cut) in enumerate(tasks)
+        ],
+        SCHEMA,
+    )
     for name, table in (("complex_events", stories), ("timelines", atoms), ("tasks", records)):
         con.register("story_rows", table)
         con.execute(f"CREATE TABLE {name} AS SELECT * FROM story_rows")
@@ -125,18 +155,27 @@ def test_counts_per_relation_pair_and_day(con, tmp_path):
     card = write_stats(con, tmp_path, top_pairs=3)
     level1 = rows(tmp_path, "relations_level1")
     assert [(r["code"], r["quads"], r["events"], r["share"]) for r in level1] == [
-        ("04", 4, 7, 0.5), ("19", 2, 6, 0.25), ("03", 1, 1, 0.125), ("17", 1, 1, 0.125),
-    ]  # fmt: skip
+        ("04", 4, 7, 0.5),
+        ("19", 2, 6, 0.25),
+        ("03", 1, 1, 0.125),
+        ("17", 1, 1, 0.125),
+    ]
     assert level1[0]["name"] == "Consult"
     level2 = rows(tmp_path, "relations_level2")
     assert [(r["code"], r["quads"], r["events"]) for r in level2] == [
-        ("042", 3, 6), ("190", 2, 6), ("036", 1, 1), ("043", 1, 1), ("173", 1, 1),
-    ]  # fmt: skip
+        ("042", 3, 6),
+        ("190", 2, 6),
+        ("036", 1, 1),
+        ("043", 1, 1),
+        ("173", 1, 1),
+    ]
     assert level2[1]["name"] == "Use conventional military force, not specified"
     pairs = rows(tmp_path, "top_pairs")
     assert [(r["head"], r["tail"], r["quads"], r["relations"], r["events"]) for r in pairs] == [
-        ("RUS", "UKR", 3, 2, 7), ("USA", "CHN", 3, 2, 5), ("CHN", "USA", 1, 1, 2),
-    ]  # fmt: skip
+        ("RUS", "UKR", 3, 2, 7),
+        ("USA", "CHN", 3, 2, 5),
+        ("CHN", "USA", 1, 1, 2),
+    ]
     assert (pairs[0]["head_name"], pairs[0]["tail_name"]) == ("Russia", "Ukraine")
     assert rows(tmp_path, "daily") == [
         {"date": "2025-08-01", "events": 10, "quads": 4, "documents": 2},
@@ -145,12 +184,24 @@ def test_counts_per_relation_pair_and_day(con, tmp_path):
     ]
     assert card == json.loads(json.dumps(card))  # JSON-serializable as it is
     assert {k: v for k, v in card.items() if k != "funnel"} == {
-        "days": 3, "first_day": "2025-08-01", "last_day": "2025-08-03", "events": 15,
-        "quads": 8, "documents": 3, "quad_doc_links": 3, "pairs": 4, "countries": 6,
-        "relations_level1": 4, "relations_level2": 5, "complex_events": 2, "atomic_events": 4,
-    }  # fmt: skip
-    stories = [(r["complex_event_id"], r["n_documents"], r["atomic_events"], r["dated_events"])
-               for r in rows(tmp_path, "timelines")]  # fmt: skip
+        "days": 3,
+        "first_day": "2025-08-01",
+        "last_day": "2025-08-03",
+        "events": 15,
+        "quads": 8,
+        "documents": 3,
+        "quad_doc_links": 3,
+        "pairs": 4,
+        "countries": 6,
+        "relations_level1": 4,
+        "relations_level2": 5,
+        "complex_events": 2,
+        "atomic_events": 4,
+    }
+    stories = [
+        (r["complex_event_id"], r["n_documents"], r["atomic_events"], r["dated_events"])
+        for r in rows(tmp_path, "timelines")
+    ]
     assert stories == [("ce-a", 2, 3, 2), ("ce-b", 2, 1, 1)]
 
 
@@ -159,9 +210,11 @@ def test_funnel_is_summed_over_days_in_step_order(con, tmp_path):
     funnel = rows(tmp_path, "funnel")
     keys = ("rule", "enabled", "rows_in", "rows_out", "removed")
     assert [tuple(r[k] for k in keys) for r in funnel] == [
-        ("bronze", True, 150, 150, 0), ("same_day", True, 150, 138, 12),
-        ("international", False, 138, 138, 0), ("countries", True, 138, 15, 123),
-    ]  # fmt: skip
+        ("bronze", True, 150, 150, 0),
+        ("same_day", True, 150, 138, 12),
+        ("international", False, 138, 138, 0),
+        ("countries", True, 138, 15, 123),
+    ]
     assert funnel[3]["top_reasons"] == [
         {"reason": "no country", "rows": 70},
         {"reason": "EUR is a region", "rows": 50},
@@ -171,9 +224,13 @@ def test_funnel_is_summed_over_days_in_step_order(con, tmp_path):
     description = json.loads((tmp_path / "stats/funnel.json").read_text())["description"]
     assert "approximate" in description
     assert card["funnel"][3] == {
-        "step": 3, "rule": "countries", "enabled": True, "rows_in": 138, "rows_out": 15,
+        "step": 3,
+        "rule": "countries",
+        "enabled": True,
+        "rows_in": 138,
+        "rows_out": 15,
         "removed": 123,
-    }  # fmt: skip
+    }
 
 
 def files(root):
@@ -181,8 +238,15 @@ def files(root):
 
 
 def check_pngs(written):
-    for name in ("relations_level1", "relations_level2", "top_pairs", "daily", "funnel",
-                 "timeline_lengths", "task_sizes"):  # fmt: skip
+    for name in (
+        "relations_level1",
+        "relations_level2",
+        "top_pairs",
+        "daily",
+        "funnel",
+        "timeline_lengths",
+        "task_sizes",
+    ):
         png = written[f"plots/{name}.png"]
         width, height = struct.unpack(">II", png[16:24])  # the IHDR chunk
         assert png.startswith(PNG) and 5_000 < len(png) < 1_000_000, name
@@ -232,10 +296,11 @@ def test_an_empty_window_writes_empty_lists_and_no_data_plots(tmp_path):
 
 def test_task_records_per_task_and_split(con, tmp_path):
     write_stats(con, tmp_path)
-    counts = {(r["task"], r["split"]): (r["records"], r["complex_events"], r["cut_dates"])
-              for r in rows(tmp_path, "tasks")}  # fmt: skip
-    assert list(counts)[:4] == [("STF", "train"), ("STF", "dev"), ("STF", "test"),
-                                ("LTF", "train")]  # fmt: skip
+    counts = {
+        (r["task"], r["split"]): (r["records"], r["complex_events"], r["cut_dates"])
+        for r in rows(tmp_path, "tasks")
+    }
+    assert list(counts)[:4] == [("STF", "train"), ("STF", "dev"), ("STF", "test"), ("LTF", "train")]
     assert len(counts) == 18
     assert counts["STF", "test"] == (2, 2, 2) and counts["STF", "dev"] == (1, 1, 1)
     assert counts["MCNC", "train"] == (1, 1, 1)

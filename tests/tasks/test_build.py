@@ -48,7 +48,10 @@ def test_every_task_of_the_demo_month(demo):
             assert row["task"] == task and row["id"].startswith(f"{task}-")
             assert row["background"] and row["target"] and row["question"] and row["answer"]
             assert (row["method"], row["prompt_version"], row["model"]) == (
-                "extractive", "tasks-extractive-v2", None)  # fmt: skip
+                "extractive",
+                "tasks-extractive-v2",
+                None,
+            )
             assert leakage.dated_wrong(row) is None and leakage.unsourced(row) is None
             mine = [a for a in atoms if a["complex_event_id"] == row["complex_event_id"]]
             assert {key(e["text"]) for e in row["target"]} <= {key(a["text"]) for a in mine}
@@ -69,8 +72,11 @@ def test_every_task_of_the_demo_month(demo):
         [target] = [a for a in story if a["text"] == row["target"][0]["text"]]
         gold = value(target, row["argument"])
         assert row["candidates"]["ABCD".index(row["answer"])] == gold
-        [aqa] = [r for r in read(demo, "AQA").to_pylist() if (r["complex_event_id"], r[
-            "cut_date"]) == (row["complex_event_id"], row["cut_date"])]  # fmt: skip
+        [aqa] = [
+            r
+            for r in read(demo, "AQA").to_pylist()
+            if (r["complex_event_id"], r["cut_date"]) == (row["complex_event_id"], row["cut_date"])
+        ]
         assert (aqa["question"], aqa["answer"]) == (row["question"], gold)
         wrong = [c for c in row["candidates"] if c != gold]
         assert not {key(c) for c in wrong} & {key(value(a, row["argument"])) for a in story}
@@ -111,8 +117,11 @@ def test_the_leakage_rule_catches_a_planted_leak(demo):
     rows = [r for task in TASKS for r in read(demo, task).to_pylist()]
     assert leakage.leaked(rows) == {}
     train = next(r for r in rows if r["split"] == "train")
-    test = next(r for r in rows if r["split"] == "test"
-                and r["complex_event_id"] != train["complex_event_id"])  # fmt: skip
+    test = next(
+        r
+        for r in rows
+        if r["split"] == "test" and r["complex_event_id"] != train["complex_event_id"]
+    )
     train = {**train, "background": train["background"] + test["target"][:1]}
     assert set(leakage.leaked([train, test])) == {test["id"]}
     late = {**test, "background": test["background"] + test["target"][:1]}

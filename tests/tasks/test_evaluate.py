@@ -63,20 +63,26 @@ def test_accuracy_of_the_closed_tasks_equals_a_hand_count(demo, tmp_path):
             correct = f"I choose ({gold['answer']})"
         else:
             correct = f"Final answer: {gold['answer']}"
-        preds = write(tmp_path / f"{task}.jsonl", [
-            {"id": gold["id"], "prediction": f"({wrong})"},
-            {"id": gold["id"], "prediction": correct},  # the last line of an id wins
-            {"id": "nobody", "prediction": "(A)"},
-            {"prediction": "(A)"},
-        ])  # fmt: skip
+        preds = write(
+            tmp_path / f"{task}.jsonl",
+            [
+                {"id": gold["id"], "prediction": f"({wrong})"},
+                {"id": gold["id"], "prediction": correct},  # the last line of an id wins
+                {"id": "nobody", "prediction": "(A)"},
+                {"prediction": "(A)"},
+            ],
+        )
         result = evaluate_tasks(demo, task, tasks_dir(demo), preds)
         one = round(100 / n, 2)  # one record of n right
         assert (result["accuracy"], result["predicted"], result["missing"]) == (one, 1, n - 1)
         assert (result["unknown_ids"], result["bad_lines"], result["duplicate_ids"]) == (1, 1, 1)
-        preds = write(tmp_path / f"{task}-2.jsonl", [
-            {"id": gold["id"], "prediction": correct},
-            {"id": other["id"], "prediction": "I cannot tell."},
-        ])  # fmt: skip
+        preds = write(
+            tmp_path / f"{task}-2.jsonl",
+            [
+                {"id": gold["id"], "prediction": correct},
+                {"id": other["id"], "prediction": "I cannot tell."},
+            ],
+        )
         result = evaluate_tasks(demo, task, tasks_dir(demo), preds)
         assert (result["accuracy"], result["unparseable"]) == (one, 1)
     only_test = tmp_path / "only-test"
@@ -125,10 +131,13 @@ def test_lrae_on_the_open_tasks_against_a_scripted_judge(demo, judge, tmp_path):
     labels = [len(r["target"]) for r in ltf]
     # Record 1: two predictions, one matching label 1, one supported by the news; record 2:
     # one wrong prediction, nothing supports it; the other records: no prediction.
-    preds = write(tmp_path / "ltf.jsonl", [
-        {"id": ltf[0]["id"], "prediction": "1. MATCH talks\n2. SUPPORTED impeachment trade"},
-        {"id": ltf[1]["id"], "prediction": "1. Aliens land."},
-    ])  # fmt: skip
+    preds = write(
+        tmp_path / "ltf.jsonl",
+        [
+            {"id": ltf[0]["id"], "prediction": "1. MATCH talks\n2. SUPPORTED impeachment trade"},
+            {"id": ltf[1]["id"], "prediction": "1. Aliens land."},
+        ],
+    )
     result = evaluate_tasks(cfg, "LTF", tasks_dir(cfg), preds)
     n = len(ltf)
     fn = labels[0] - 1 + sum(labels[1:])
@@ -153,10 +162,28 @@ def test_lrae_on_the_open_tasks_against_a_scripted_judge(demo, judge, tmp_path):
     result = evaluate_tasks(cfg, "AQA", tasks_dir(cfg), preds)
     one = round(100 / len(aqa), 2)
     assert (result["accuracy"], result["strict"]["accuracy"], result["missing"]) == (
-        one, one, len(aqa) - 1)  # fmt: skip
-    args = ["evaluate-tasks", "--task", "AQA", "--tasks", str(tasks_dir(cfg)), "--predictions",
-            str(preds), "--data-root", str(cfg.data_root), "--config", "configs/demo.yaml",
-            "--set", overrides[0], "--set", overrides[1], "--json"]  # fmt: skip
+        one,
+        one,
+        len(aqa) - 1,
+    )
+    args = [
+        "evaluate-tasks",
+        "--task",
+        "AQA",
+        "--tasks",
+        str(tasks_dir(cfg)),
+        "--predictions",
+        str(preds),
+        "--data-root",
+        str(cfg.data_root),
+        "--config",
+        "configs/demo.yaml",
+        "--set",
+        overrides[0],
+        "--set",
+        overrides[1],
+        "--json",
+    ]
     assert main(args) == 0
 
 

@@ -17,8 +17,14 @@ TRUE_ARGUMENTS = {"subject": "United States", "event_type": "Disapprove, not spe
 
 
 def negative(text, **arguments):
-    return {"text": text, "subject": None, "event_type": None, "object": None, "location": None,
-            **arguments}  # fmt: skip
+    return {
+        "text": text,
+        "subject": None,
+        "event_type": None,
+        "object": None,
+        "location": None,
+        **arguments,
+    }
 
 
 class TaskServer(ScriptedServer):
@@ -33,12 +39,21 @@ class TaskServer(ScriptedServer):
         if task == "aqa":
             return error(500) if russia else answer({"question": "Who will?", "answer": "China"})
         if task == "mcac":
-            return answer({"question": "Where will it happen?", "answer": "Alaska",
-                           "wrong": ["Paris", "Berlin", "Rome"]})  # fmt: skip
-        third = negative("Russia expels diplomats.", **TRUE_ARGUMENTS) if russia else negative(
-            "Talks collapse in Geneva.")  # fmt: skip
-        return answer({"negatives": [negative("Ships collide."), negative("A summit is held."),
-                                     third]})  # fmt: skip
+            return answer(
+                {
+                    "question": "Where will it happen?",
+                    "answer": "Alaska",
+                    "wrong": ["Paris", "Berlin", "Rome"],
+                }
+            )
+        third = (
+            negative("Russia expels diplomats.", **TRUE_ARGUMENTS)
+            if russia
+            else negative("Talks collapse in Geneva.")
+        )
+        return answer(
+            {"negatives": [negative("Ships collide."), negative("A summit is held."), third]}
+        )
 
 
 @pytest.fixture
@@ -51,8 +66,12 @@ def tasks_server():
 def test_llm_tasks_on_the_demo_month(tasks_server, tmp_path):
     cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
     build_timelines(cfg, MONTH)  # extractive timelines; the tasks' parts then by the model
-    overrides = [f"llm.base_url={tasks_server.url}", f"llm.model={MODEL}",
-                 "timelines.method=llm", "llm.max_retries=0"]  # fmt: skip
+    overrides = [
+        f"llm.base_url={tasks_server.url}",
+        f"llm.model={MODEL}",
+        "timelines.method=llm",
+        "llm.max_retries=0",
+    ]
     cfg = load_config(None, overrides, cfg.data_root)
     summary = build_tasks(cfg, MONTH)
     out = cfg.data_root / "tasks" / MONTH
@@ -65,12 +84,17 @@ def test_llm_tasks_on_the_demo_month(tasks_server, tmp_path):
     assert summary.negatives_discarded == {"extractive": 0, "llm": 1}
 
     def by_story(task):
-        return {("RUS" if "Volker" in str(r["background"] + r["target"]) else "CHN"): r
-                for r in rows[task]}  # fmt: skip
+        return {
+            ("RUS" if "Volker" in str(r["background"] + r["target"]) else "CHN"): r
+            for r in rows[task]
+        }
 
     aqa = by_story("AQA")
     assert (aqa["CHN"]["question"], aqa["CHN"]["answer"], aqa["CHN"]["method"]) == (
-        "Who will?", "China", "llm")  # fmt: skip
+        "Who will?",
+        "China",
+        "llm",
+    )
     assert (aqa["CHN"]["model"], aqa["CHN"]["prompt_version"]) == (MODEL, "openforecast-tasks-v1")
     assert aqa["RUS"]["method"] == "extractive" and aqa["RUS"]["model"] is None
     for row in rows["MCAC"]:
@@ -78,12 +102,18 @@ def test_llm_tasks_on_the_demo_month(tasks_server, tmp_path):
         assert row["candidates"]["ABCD".index(row["answer"])] == "Alaska"
     mcnc = by_story("MCNC")
     assert mcnc["CHN"]["method"] == "llm" and sorted(mcnc["CHN"]["candidates"]) == sorted(
-        ["Ships collide.", "A summit is held.", "Talks collapse in Geneva.",
-         mcnc["CHN"]["target"][0]["text"]])  # fmt: skip
+        [
+            "Ships collide.",
+            "A summit is held.",
+            "Talks collapse in Geneva.",
+            mcnc["CHN"]["target"][0]["text"],
+        ]
+    )
     assert mcnc["RUS"]["method"] == "extractive"  # two negatives left: not enough
     vqa = by_story("VQA")
-    assert vqa["CHN"]["method"] == "llm" and vqa["CHN"]["candidates"][0] in mcnc["CHN"][
-        "candidates"]  # fmt: skip
+    assert (
+        vqa["CHN"]["method"] == "llm" and vqa["CHN"]["candidates"][0] in mcnc["CHN"]["candidates"]
+    )
     assert {r["method"] for r in rows["STF"] + rows["LTF"]} == {"extractive"}
 
     build_tasks(cfg, MONTH)  # a re-run asks again only what failed

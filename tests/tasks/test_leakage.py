@@ -14,16 +14,26 @@ ESPER_LEAD = ("U.S. Defense Secretary Mark Esper on Wednesday accused China of u
 
 
 def event(when, text, doc="d1", seen=None):
-    return {"date": when, "text": text, "source_doc_id": doc,
-            "source_date": seen or date.fromisoformat(when)}  # fmt: skip
+    return {
+        "date": when,
+        "text": text,
+        "source_doc_id": doc,
+        "source_date": seen or date.fromisoformat(when),
+    }
 
 
 def row(task="LTF", background=None, target=None, split="test", candidates=(), answer="1."):
-    return {"id": record_id(task, f"ce-{split}", CUT), "task": task, "complex_event_id": "ce",
-            "cut_date": CUT, "split": split,
-            "background": background or [event("2025-08-01", "Trade talks stall")],
-            "target": target or [event("2025-08-07", "Tariffs are raised")],
-            "candidates": list(candidates), "answer": answer}  # fmt: skip
+    return {
+        "id": record_id(task, f"ce-{split}", CUT),
+        "task": task,
+        "complex_event_id": "ce",
+        "cut_date": CUT,
+        "split": split,
+        "background": background or [event("2025-08-01", "Trade talks stall")],
+        "target": target or [event("2025-08-07", "Tariffs are raised")],
+        "candidates": list(candidates),
+        "answer": answer,
+    }
 
 
 def test_a_sound_record_passes_every_rule():
@@ -42,22 +52,36 @@ def test_rule_1_names_a_background_from_a_page_seen_after_the_cut():
     assert "after its source's 2025-08-07" in leakage.unsourced(plan)
     moved = row()
     assert "was first seen on 2025-07-30, not 2025-08-01" in leakage.unsourced(
-        moved, {"d1": date(2025, 7, 30)})  # fmt: skip
+        moved, {"d1": date(2025, 7, 30)}
+    )
 
 
 def test_rule_4_names_an_answer_in_its_own_background_and_near_duplicate_options():
-    both = row(background=[event("2025-08-04", ESPER_LEAD)],
-               target=[event("2025-08-07", ESPER_TITLE)])  # fmt: skip
+    both = row(
+        background=[event("2025-08-04", ESPER_LEAD)], target=[event("2025-08-07", ESPER_TITLE)]
+    )
     assert "is in its background" in leakage.answer_in_context(both, [])
-    options = ["Tariffs are raised", "Chinese hunter catches bubonic plague after eating wild "
-               "rabbit", "Hunter in Beijing diagnosed with bubonic plague after eating a "
-               "rabbit", "A summit is held"]  # fmt: skip
+    options = [
+        "Tariffs are raised",
+        "Chinese hunter catches bubonic plague after eating wild rabbit",
+        "Hunter in Beijing diagnosed with bubonic plague after eating a rabbit",
+        "A summit is held",
+    ]
     mcnc = row("MCNC", candidates=options, answer="A")
     assert "are near-duplicates" in leakage.answer_in_context(mcnc, ["Tariffs are raised"])
-    told = row("MCNC", candidates=["Tariffs are raised", "Ships collide", "Trade talks "
-                                   "stalled", "A summit is held"], answer="A")  # fmt: skip
+    told = row(
+        "MCNC",
+        candidates=[
+            "Tariffs are raised",
+            "Ships collide",
+            "Trade talks stalled",
+            "A summit is held",
+        ],
+        answer="A",
+    )
     assert "the story's 'Trade talks stall'" in leakage.answer_in_context(
-        told, ["Trade talks stall", "Tariffs are raised"])  # fmt: skip
+        told, ["Trade talks stall", "Tariffs are raised"]
+    )
     vqa_no = row("VQA", candidates=["Trade talks stalled"], answer="no")
     assert leakage.answer_in_context(vqa_no, ["Trade talks stall"]) is not None
     vqa_yes = row("VQA", candidates=["Tariffs are raised"], answer="yes")
@@ -72,8 +96,14 @@ def test_rule_5_compares_splits_by_near_duplicate():
 
 
 def test_gold_letters_are_spread_evenly_and_seeded():
-    rows = [{**row("MCNC", candidates=["gold", "w1", "w2", "w3"], answer="A"),
-             "id": f"MCNC-{i:02d}", "complex_event_id": f"ce-{i}"} for i in range(10)]  # fmt: skip
+    rows = [
+        {
+            **row("MCNC", candidates=["gold", "w1", "w2", "w3"], answer="A"),
+            "id": f"MCNC-{i:02d}",
+            "complex_event_id": f"ce-{i}",
+        }
+        for i in range(10)
+    ]
     placed = balance(rows, seed=0)
     assert sorted(Counter(r["answer"] for r in placed).values()) == [2, 2, 3, 3]
     for r in placed:

@@ -71,8 +71,10 @@ def test_threshold_edges_and_answers_from_the_strict_collection(tmp_path):
     assert korea["answer_list"] == ["036", "042"]
     assert json.loads(korea["answer"]) == {"03": ["036"], "04": ["042"]}
     assert (korea["subject_name"], korea["subject_region"], korea["object_subregion"]) == (
-        "South Korea", "Asia", "Eastern Asia",
-    )  # fmt: skip
+        "South Korea",
+        "Asia",
+        "Eastern Asia",
+    )
     assert korea["query_id"] == "2025-08-08_KOR_CHN_h1" and korea["cutoff"] == D7
     assert korea["prompt"] == (
         "Please forecast the relations that South Korea will take towards China on August 08,"
@@ -95,9 +97,16 @@ def test_answers_from_the_database_and_several_horizons(tmp_path):
 
 def pairs_month(days=30):
     """A skewed month of real pairs: the first days hold far more pairs than the rest."""
-    pairs = [("AZE", "USA", "057"), ("KOR", "CHN", "042"), ("TUR", "LBY", "042"),
-             ("ITA", "USA", "043"), ("AUS", "JPN", "036"), ("CHN", "USA", "111"),
-             ("BHR", "ISR", "190"), ("GBR", "LCA", "051")]  # fmt: skip
+    pairs = [
+        ("AZE", "USA", "057"),
+        ("KOR", "CHN", "042"),
+        ("TUR", "LBY", "042"),
+        ("ITA", "USA", "043"),
+        ("AUS", "JPN", "036"),
+        ("CHN", "USA", "111"),
+        ("BHR", "ISR", "190"),
+        ("GBR", "LCA", "051"),
+    ]
     quads = []
     for day in range(1, days + 1):
         for head, tail, relation in pairs[: 8 if day <= 5 else 2]:
@@ -158,10 +167,18 @@ def test_mirai_database_files_have_mirai_columns_and_the_window(tmp_path):
         write_database(con, compat, D8, date(2025, 8, 31))
     kg, news = read_tsv(compat / "data_kg.csv"), read_tsv(compat / "data_news.csv")
     assert list(kg[0]) == [
-        "DateStr", "Actor1CountryCode", "Actor2CountryCode", "EventBaseCode",
-        "Actor1CountryName", "Actor2CountryName", "RelName", "QuadEventCode",
-        "QuadEventName", "Docid", "Docids",
-    ]  # fmt: skip
+        "DateStr",
+        "Actor1CountryCode",
+        "Actor2CountryCode",
+        "EventBaseCode",
+        "Actor1CountryName",
+        "Actor2CountryName",
+        "RelName",
+        "QuadEventCode",
+        "QuadEventName",
+        "Docid",
+        "Docids",
+    ]
     assert list(news[0]) == ["Docid", "MD5", "URL", "Date", "Title", "Text", "Abstract"]
     korea = [r for r in kg if r["QuadEventCode"] == "2025-08-08, KOR, 042, CHN"]
     assert len(korea) == 9 and korea[0]["RelName"] == "Make a visit"
@@ -179,8 +196,13 @@ def test_mirai_query_files_have_mirai_columns(tmp_path):
     assert not (compat / "data_kg.csv").exists()  # the release writes the database files
 
     test = read(compat / "test/relation_query.csv")
-    assert list(test[0])[:5] == ["QueryId", "DateStr", "Actor1CountryCode",
-                                 "Actor2CountryCode", "EventBaseCode"]  # fmt: skip
+    assert list(test[0])[:5] == [
+        "QueryId",
+        "DateStr",
+        "Actor1CountryCode",
+        "Actor2CountryCode",
+        "EventBaseCode",
+    ]
     assert [r["QueryId"] for r in test] == ["1", "2"]  # one horizon: MIRAI has none
     korea = test[1]
     assert (korea["QueryCode"], korea["DateNLP"]) == (

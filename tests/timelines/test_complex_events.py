@@ -11,8 +11,14 @@ FLOOD = "flood river rain evacuation villages rescue"
 
 
 def doc(doc_id, day, words, pair=("CHN", "USA")):
-    return {"doc_id": doc_id, "date": AUG1 + timedelta(days=day), "title": words,
-            "lead": words, "country_a": pair[0], "country_b": pair[1]}  # fmt: skip
+    return {
+        "doc_id": doc_id,
+        "date": AUG1 + timedelta(days=day),
+        "title": words,
+        "lead": words,
+        "country_a": pair[0],
+        "country_b": pair[1],
+    }
 
 
 def cfg(tmp_path, *overrides):
@@ -24,17 +30,25 @@ def ordered(docs):  # the order timelines/documents.sql gives
 
 
 def test_documents_of_one_story_group_and_others_do_not(tmp_path):
-    docs = ordered([
-        doc("t1", 0, TRADE), doc("t2", 3, TRADE + " farmers"), doc("t3", 12, TRADE + " markets"),
-        doc("f1", 1, FLOOD), doc("f2", 2, FLOOD + " dam"),
-        doc("x1", 2, TRADE, pair=("RUS", "USA")),  # the same words, another pair
-    ])  # fmt: skip
+    docs = ordered(
+        [
+            doc("t1", 0, TRADE),
+            doc("t2", 3, TRADE + " farmers"),
+            doc("t3", 12, TRADE + " markets"),
+            doc("f1", 1, FLOOD),
+            doc("f2", 2, FLOOD + " dam"),
+            doc("x1", 2, TRADE, pair=("RUS", "USA")),  # the same words, another pair
+        ]
+    )
     events = group(docs, AUG1, cfg(tmp_path))
     assert [[d["doc_id"] for d in e.documents] for e in events] == [["t1", "t2"], ["f1", "f2"]]
     trade = events[0]
     assert (trade.country_a, trade.country_b, trade.first_date, trade.last_date) == (
-        "CHN", "USA", AUG1, AUG1 + timedelta(days=3),
-    )  # fmt: skip
+        "CHN",
+        "USA",
+        AUG1,
+        AUG1 + timedelta(days=3),
+    )
     assert trade.complex_event_id.startswith("ce-") and trade.title in (TRADE, TRADE + " farmers")
     # t3 is 9 days after t2: within a wider gap it joins, and the story's id changes with it.
     wider = group(docs, AUG1, cfg(tmp_path, "timelines.max_gap_days=9"))
@@ -44,10 +58,16 @@ def test_documents_of_one_story_group_and_others_do_not(tmp_path):
 
 
 def test_month_history_and_limits(tmp_path):
-    docs = ordered([
-        doc("old1", -20, TRADE), doc("old2", -18, TRADE),  # a story of last month only
-        doc("a", -2, FLOOD), doc("b", 1, FLOOD), doc("c", 2, FLOOD + " dam"), doc("d", 3, FLOOD),
-    ])  # fmt: skip
+    docs = ordered(
+        [
+            doc("old1", -20, TRADE),
+            doc("old2", -18, TRADE),  # a story of last month only
+            doc("a", -2, FLOOD),
+            doc("b", 1, FLOOD),
+            doc("c", 2, FLOOD + " dam"),
+            doc("d", 3, FLOOD),
+        ]
+    )
     events = group(docs, AUG1, cfg(tmp_path))
     assert [[d["doc_id"] for d in e.documents] for e in events] == [["a", "b", "c", "d"]]
     capped = group(docs, AUG1, cfg(tmp_path, "timelines.max_documents=2"))

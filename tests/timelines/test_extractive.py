@@ -61,10 +61,12 @@ def test_the_title_is_never_glued_onto_the_lead():
     """The Esper page's text (db6b0816…) as trafilatura gives it: the title is its first
     line, with no stop after it."""
     title = "Esper accuses China of intimidating smaller Asian nations"
-    lead = (f"{title}\nHANOI, Vietnam (AP) — U.S. Defense Secretary Mark Esper on Wednesday "
-            "accused China of using coercion and intimidation against smaller Asian nations "
-            "to advance its interests, and he urged Vietnam and others in the region to push "
-            "back. He urged Vietnam and others in the region to push back.")  # fmt: skip
+    lead = (
+        f"{title}\nHANOI, Vietnam (AP) — U.S. Defense Secretary Mark Esper on Wednesday "
+        "accused China of using coercion and intimidation against smaller Asian nations "
+        "to advance its interests, and he urged Vietnam and others in the region to push "
+        "back. He urged Vietnam and others in the region to push back."
+    )
     found = sentences(title, lead)
     assert found[0].startswith("HANOI, Vietnam (AP) — U.S. Defense Secretary")
     assert found[0].endswith("push back.") and len(found) == 2  # "U.S." ends no sentence
@@ -73,20 +75,39 @@ def test_the_title_is_never_glued_onto_the_lead():
 
 def test_precision():
     assert [precision(p) for p in ("on Tuesday", "Nov. 18", "in March 2019", "in 1998", "may")] == [
-        "day", "day", "month", "year", None,
-    ]  # fmt: skip
+        "day",
+        "day",
+        "month",
+        "year",
+        None,
+    ]
 
 
 def test_timeline_orders_dates():
     def doc(doc_id, day, title, lead):
-        return {"doc_id": doc_id, "date": date(2019, 11, day), "title": title, "lead": lead,
-                "subject": "United States", "event_type": "Consult", "object": "China",
-                "location": None}  # fmt: skip
+        return {
+            "doc_id": doc_id,
+            "date": date(2019, 11, day),
+            "title": title,
+            "lead": lead,
+            "subject": "United States",
+            "event_type": "Consult",
+            "object": "China",
+            "location": None,
+        }
 
-    event = ComplexEvent("ce-1", "t", "CHN", "USA", date(2019, 11, 19), date(2019, 11, 20), [
-        doc("a", 19, "Trade talks stall", "Negotiators met in Beijing on Monday. No deal."),
-        doc("b", 20, "Trade talks stall", "Tariffs rose in 2018. Talks resumed in March 2019."),
-    ])  # fmt: skip
+    event = ComplexEvent(
+        "ce-1",
+        "t",
+        "CHN",
+        "USA",
+        date(2019, 11, 19),
+        date(2019, 11, 20),
+        [
+            doc("a", 19, "Trade talks stall", "Negotiators met in Beijing on Monday. No deal."),
+            doc("b", 20, "Trade talks stall", "Tariffs rose in 2018. Talks resumed in March 2019."),
+        ],
+    )
     rows = timeline(event)
     assert [(r["date"], r["text"], r["source_doc_id"]) for r in rows] == [
         ("2018", "Tariffs rose in 2018.", "b"),

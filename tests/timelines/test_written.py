@@ -16,13 +16,21 @@ from tests.release.conftest import MONTH, demo_month
 
 
 def atom(text, date=None, doc="d1"):
-    return {"date": date, "text": text, "subject": None, "event_type": None, "object": None,
-            "location": None, "source_doc_id": doc}  # fmt: skip
+    return {
+        "date": date,
+        "text": text,
+        "subject": None,
+        "event_type": None,
+        "object": None,
+        "location": None,
+        "source_doc_id": doc,
+    }
 
 
 def answered(*texts, date=None):
-    return {"events": [{k: v for k, v in atom(t, date).items() if k != "source_doc_id"}
-                       for t in texts]}  # fmt: skip
+    return {
+        "events": [{k: v for k, v in atom(t, date).items() if k != "source_doc_id"} for t in texts]
+    }
 
 
 def test_complement_never_rewrites_and_puts_back_what_was_left_out():
@@ -87,9 +95,17 @@ def steps():
 
 def test_llm_timelines_on_the_demo_month(steps, tmp_path):
     cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
-    cfg = load_config(None, [f"llm.base_url={steps.url}", f"llm.model={MODEL}",
-                             "timelines.method=llm", "timelines.min_similarity=0",
-                             "llm.max_retries=0"], cfg.data_root)  # fmt: skip
+    cfg = load_config(
+        None,
+        [
+            f"llm.base_url={steps.url}",
+            f"llm.model={MODEL}",
+            "timelines.method=llm",
+            "timelines.min_similarity=0",
+            "llm.max_retries=0",
+        ],
+        cfg.data_root,
+    )
     summary = build_timelines(cfg, MONTH)
     out = cfg.data_root / "timelines" / MONTH
     events = pq.read_table(out / "complex_events.parquet").to_pylist()

@@ -23,17 +23,26 @@ from tests.vllm.test_timelines import GENERATION, PROMPT, settled  # noqa: E402
 def test_the_llm_baseline_against_vllm(vllm_server, tmp_path):
     demo = demo_month(tmp_path / "data", tmp_path / "mirror")
     release = Path(build_release(demo, MONTH).path)
-    cfg = load_config(REPO / "configs/demo.yaml", [
-        f"llm.base_url={vllm_server.base_url}", f"llm.model={vllm_server.model}",
-        "llm.timeout_s=300", "llm.temperature=1.0", "llm.max_tokens=100",
-    ], demo.data_root)  # fmt: skip
+    cfg = load_config(
+        REPO / "configs/demo.yaml",
+        [
+            f"llm.base_url={vllm_server.base_url}",
+            f"llm.model={vllm_server.model}",
+            "llm.timeout_s=300",
+            "llm.temperature=1.0",
+            "llm.max_tokens=100",
+        ],
+        demo.data_root,
+    )
     before = vllm_server.counters()
     summary = run_baseline(cfg, release, "llm", "subset")
     calls = pq.read_table(demo.data_root / "baselines" / release.name / "llm_calls.parquet")
     calls = calls.to_pylist()
     assert summary.queries == len(calls) == 2 and summary.llm["calls"] == 2
     assert {c["step"] for c in calls} == {"direct"} and summary.scores["n"] == 2
-    sent = {PROMPT: sum(c["prompt_tokens"] for c in calls),
-            GENERATION: sum(c["completion_tokens"] for c in calls)}  # fmt: skip
+    sent = {
+        PROMPT: sum(c["prompt_tokens"] for c in calls),
+        GENERATION: sum(c["completion_tokens"] for c in calls),
+    }
     after = settled(vllm_server, {k: before.get(k, 0) + v for k, v in sent.items()})
     assert {k: after[k] - before.get(k, 0) for k in sent} == sent

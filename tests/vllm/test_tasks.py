@@ -23,12 +23,19 @@ from tests.vllm.test_timelines import GENERATION, PROMPT, settled  # noqa: E402
 def test_llm_tasks_and_lrae_against_vllm(vllm_server, tmp_path):
     demo = demo_month(tmp_path / "data", tmp_path / "mirror")
     build_timelines(demo, MONTH)  # extractive timelines: the model writes the tasks' parts
-    cfg = load_config(REPO / "configs/demo.yaml", [
-        f"llm.base_url={vllm_server.base_url}", f"llm.model={vllm_server.model}",
-        "timelines.method=llm", "llm.timeout_s=300",
-        # Random weights: sampled answers end by themselves (tests/vllm/README.md).
-        "llm.temperature=1.0", "llm.max_tokens=300",
-    ], demo.data_root)  # fmt: skip
+    cfg = load_config(
+        REPO / "configs/demo.yaml",
+        [
+            f"llm.base_url={vllm_server.base_url}",
+            f"llm.model={vllm_server.model}",
+            "timelines.method=llm",
+            "llm.timeout_s=300",
+            # Random weights: sampled answers end by themselves (tests/vllm/README.md).
+            "llm.temperature=1.0",
+            "llm.max_tokens=300",
+        ],
+        demo.data_root,
+    )
     before = vllm_server.counters()
     summary = build_tasks(cfg, MONTH)
     out = cfg.data_root / "tasks" / MONTH
@@ -36,11 +43,16 @@ def test_llm_tasks_and_lrae_against_vllm(vllm_server, tmp_path):
     # One call per record the model writes parts of: the demo's 6 cuts each give all three.
     assert sorted(c["step"] for c in calls) == ["AQA"] * 6 + ["MCAC"] * 6 + ["MCNC"] * 6
     assert sum(summary.records.values()) == 36  # a record the noise cannot fill stays extractive
-    methods = {r["method"] for t in ("AQA", "MCAC", "MCNC")
-               for r in pq.read_table(out / f"{t}.parquet").to_pylist()}  # fmt: skip
+    methods = {
+        r["method"]
+        for t in ("AQA", "MCAC", "MCNC")
+        for r in pq.read_table(out / f"{t}.parquet").to_pylist()
+    }
     assert methods <= {"llm", "extractive"}
-    sent = {PROMPT: sum(c["prompt_tokens"] for c in calls),
-            GENERATION: sum(c["completion_tokens"] for c in calls)}  # fmt: skip
+    sent = {
+        PROMPT: sum(c["prompt_tokens"] for c in calls),
+        GENERATION: sum(c["completion_tokens"] for c in calls),
+    }
     after = settled(vllm_server, {k: before.get(k, 0) + v for k, v in sent.items()})
     assert {k: after[k] - before.get(k, 0) for k in sent} == sent
 

@@ -33,21 +33,31 @@ def settled(server, expected: dict[str, float]) -> dict[str, float]:
 
 def test_llm_timelines_against_vllm(vllm_server, tmp_path):
     demo = demo_month(tmp_path / "data", tmp_path / "mirror")
-    cfg = load_config(REPO / "configs/demo.yaml", [
-        f"llm.base_url={vllm_server.base_url}", f"llm.model={vllm_server.model}",
-        "timelines.method=llm", "timelines.article_chars=2000", "llm.timeout_s=300",
-        # Random weights: greedy decoding loops on JSON whitespace until max_tokens
-        # (tests/vllm/README.md); sampled answers end by themselves.
-        "llm.temperature=1.0", "llm.max_tokens=500",
-    ], demo.data_root)  # fmt: skip
+    cfg = load_config(
+        REPO / "configs/demo.yaml",
+        [
+            f"llm.base_url={vllm_server.base_url}",
+            f"llm.model={vllm_server.model}",
+            "timelines.method=llm",
+            "timelines.article_chars=2000",
+            "llm.timeout_s=300",
+            # Random weights: greedy decoding loops on JSON whitespace until max_tokens
+            # (tests/vllm/README.md); sampled answers end by themselves.
+            "llm.temperature=1.0",
+            "llm.max_tokens=500",
+        ],
+        demo.data_root,
+    )
     before = vllm_server.counters()
     summary = build_timelines(cfg, MONTH)
     calls = pq.read_table(cfg.data_root / f"timelines/{MONTH}/llm_calls.parquet").to_pylist()
     assert summary.complex_events == 2 and len(calls) >= 4  # extract + complement each
     assert {c["step"] for c in calls} >= {"extract", "complement:1"}
     assert all(c["status"] in ("ok", "fallback", "failed") for c in calls)
-    sent = {PROMPT: sum(c["prompt_tokens"] for c in calls if not c["cached"]),
-            GENERATION: sum(c["completion_tokens"] for c in calls if not c["cached"])}  # fmt: skip
+    sent = {
+        PROMPT: sum(c["prompt_tokens"] for c in calls if not c["cached"]),
+        GENERATION: sum(c["completion_tokens"] for c in calls if not c["cached"]),
+    }
     after = settled(vllm_server, {k: before.get(k, 0) + v for k, v in sent.items()})
     assert {k: after[k] - before.get(k, 0) for k in sent} == sent
     assert summary.llm["prompt_tokens"] == sent[PROMPT] > 0

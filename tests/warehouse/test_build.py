@@ -29,9 +29,16 @@ def test_tables_are_built_from_silver(cfg):
     with open_read_only(cfg) as con:
         tables = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
         assert tables == {
-            "events", "quads", "quad_urls", "funnel", "countries", "cameo_countries", "relations",
-            "news", "quad_docs",
-        }  # fmt: skip
+            "events",
+            "quads",
+            "quad_urls",
+            "funnel",
+            "countries",
+            "cameo_countries",
+            "relations",
+            "news",
+            "quad_docs",
+        }
         n_records, n_urls = con.execute("SELECT sum(n_records), sum(n_urls) FROM quads").fetchone()
         assert n_records == silver.num_rows
         assert n_urls == con.execute("SELECT count(*) FROM quad_urls").fetchone()[0]
