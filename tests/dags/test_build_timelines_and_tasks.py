@@ -1,5 +1,5 @@
-"""The build_timelines DAG: validated params, its pool, and a run on the demo month that
-writes the timelines and then the tasks."""
+"""The build_timelines_and_tasks DAG: validated params, its pool, and a run on the demo month
+that writes the timelines and then the tasks."""
 
 import pyarrow.parquet as pq
 
@@ -8,7 +8,7 @@ from tests.release.conftest import REPO, demo_month
 
 
 def run_dag(airflow_env, conf: dict):
-    return run_monthly_dag("build_timelines", conf, airflow_env)
+    return run_monthly_dag("build_timelines_and_tasks", conf, airflow_env)
 
 
 def test_previous_month_by_default_into_timelines(airflow_env, tmp_path):

@@ -1,8 +1,8 @@
 """
 ### Build a month's complex events, timelines and OpenForecast tasks
 
-Monthly (on the 1st, for the month before) or by hand:
-`airflow dags trigger build_timelines --conf '{"month": "2023-11"}'`. Groups the month's kept
+Monthly (on the 1st, for the month before) or by hand: `airflow dags trigger
+build_timelines_and_tasks --conf '{"month": "2023-11"}'`. Groups the month's kept
 news (with its history) into complex events and writes each one's timeline of atomic events,
 like `gdelt-forecast timelines --month`, into `<data_root>/timelines/<month>/`; then the six
 tasks from them, like `gdelt-forecast tasks --month`, into `<data_root>/tasks/<month>/`.
@@ -24,7 +24,7 @@ from gdelt_forecast.dag_params import MONTH, RUN
 
 
 @dag(
-    dag_id="build_timelines",
+    dag_id="build_timelines_and_tasks",
     schedule=CronTriggerTimetable("0 6 1 * *", timezone="UTC"),
     start_date=datetime(2015, 3, 1, tzinfo=UTC),
     catchup=False,
@@ -38,7 +38,7 @@ from gdelt_forecast.dag_params import MONTH, RUN
     doc_md=__doc__,
     tags=["openforecast", "timelines", "tasks"],
 )
-def build_timelines():
+def build_timelines_and_tasks():
     @task(pool="llm_server")
     def timelines() -> dict:
         # Imported here: the DAG processor parses this file often, and must stay light.
@@ -59,4 +59,4 @@ def build_timelines():
     tasks(timelines())
 
 
-build_timelines()
+build_timelines_and_tasks()
