@@ -23,8 +23,9 @@ def _umask() -> int:
     return mask
 
 
-FILE_MODE = 0o666 & ~_umask()
-DIR_MODE = 0o777 & ~_umask()
+_MASK = _umask()
+FILE_MODE = 0o666 & ~_MASK
+DIR_MODE = 0o777 & ~_MASK
 
 
 def temporary(path: Path, suffix: str = ".tmp") -> Path:

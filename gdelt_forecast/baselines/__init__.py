@@ -156,6 +156,7 @@ def _llm(folder: Path, path: Path, cfg: Config) -> tuple[dict[str, object], dict
     from gdelt_forecast.llm.request import Request
     from gdelt_forecast.llm.schema import Answer
 
+    # Here, not at the top: the llm package (and openai) loads only when an LLM is asked.
     class Forecast(Answer):
         """Any JSON object: MIRAI's dict of first-level -> second-level codes, which the
         scorer reads and checks (invalid codes are counted, not trusted)."""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from gdelt_forecast.tasks import TASKS, leakage
+from gdelt_forecast.tasks import TASKS, leakage, records
 from gdelt_forecast.timelines import similarity, sound
 
 RULES = {
@@ -45,15 +45,15 @@ def quality(tasks_folder: Path, timelines: dict, tasks: dict) -> dict:
         **{rule: {"atomic_events": n} for rule, n in timelines["dropped"].items()},
         **tasks["soundness"],
     }
-    backgrounds: dict[str, Counter] = {}
-    letters: dict[str, Counter] = {"MCNC": Counter(), "MCAC": Counter()}
-    for task in TASKS:
-        sizes = backgrounds.setdefault(task, Counter())
-        for path in sorted((tasks_folder / task).glob("*.parquet")):
-            table = pq.read_table(path, columns=["background", "answer"]).to_pylist()
-            sizes.update(min(len(r["background"]), 2) for r in table)
-            if task in letters:
-                letters[task].update(r["answer"] for r in table)
+    rows = [
+        row
+        for path in sorted(tasks_folder.glob("*/*.parquet"))
+        for row in pq.read_table(path, columns=["task", "background", "answer"]).to_pylist()
+    ]
+    backgrounds = {
+        task: Counter(min(len(r["background"]), 2) for r in rows if r["task"] == task)
+        for task in TASKS
+    }
     return {
         "description": "The soundness rules of the release's questions, what each removed "
         "in the build, and the shape of the answers.",
@@ -62,9 +62,7 @@ def quality(tasks_folder: Path, timelines: dict, tasks: dict) -> dict:
             {"rule": rule, "text": text, "removed": removed.get(rule, {})}
             for rule, text in sorted(RULES.items())
         ],
-        "gold_letters": {
-            task: {letter: found[letter] for letter in "ABCD"} for task, found in letters.items()
-        },
+        "gold_letters": records.letters(rows),
         "backgrounds": {
             task: {
                 "records": sum(n.values()),

@@ -155,20 +155,9 @@ def build_tasks(
         leakage.ANSWER_IN_CONTEXT: dict(in_context),
         leakage.ACROSS_SPLITS: {"records": len(leaks)},
     }
-    summary.letters = letters(rows)
+    summary.letters = records.letters(rows)
     summary.seconds = time.monotonic() - t0
     return summary
-
-
-def letters(rows: list[dict]) -> dict[str, dict[str, int]]:
-    """The gold letters of the multiple-choice records: task -> letter -> records."""
-    return {
-        task: {
-            letter: sum(r["task"] == task and r["answer"] == letter for r in rows)
-            for letter in "ABCD"
-        }
-        for task in ("MCNC", "MCAC")
-    }
 
 
 def _missing(made: list[dict | None]) -> list[str]:

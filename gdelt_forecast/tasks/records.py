@@ -117,6 +117,17 @@ def balance(rows: list[dict], seed: int) -> list[dict]:
     return [out[r["id"]] for r in rows]
 
 
+def letters(rows: list[dict]) -> dict[str, dict[str, int]]:
+    """The gold letters of the multiple-choice records: task -> letter -> records."""
+    return {
+        task: {
+            letter: sum(r["task"] == task and r["answer"] == letter for r in rows)
+            for letter in "ABCD"
+        }
+        for task in ("MCNC", "MCAC")
+    }
+
+
 def stf(cut: Cut, split: str, seed: int) -> dict | None:
     days = sorted({span[0] for a in cut.targets if (span := period(a["date"]))[0] == span[1]})
     if not days:

@@ -17,7 +17,6 @@ with the same ``text_key``.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from functools import lru_cache
 
 import snowballstemmer
@@ -80,10 +79,5 @@ class Index:
         mine = words(text)
         if not mine:
             return self._bare.get(text_key(text))
-        shared = Counter(i for word in mine for i in self._postings.get(word, ()))
-        hits = [
-            i
-            for i, n in shared.items()
-            if n / min(len(mine), len(words(self._texts[i]))) >= THRESHOLD
-        ]
-        return self._texts[min(hits)] if hits else None
+        shared = sorted({i for word in mine for i in self._postings.get(word, ())})
+        return next((self._texts[i] for i in shared if near_duplicate(text, self._texts[i])), None)

@@ -8,8 +8,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
-import sys
 from contextlib import redirect_stdout
 from pathlib import Path
 
@@ -19,7 +17,7 @@ import pytest
 from gdelt_forecast.cli import main
 from gdelt_forecast.release.build import build_release
 from tests.conftest import new_bucket
-from tests.release.conftest import DAYS, FIRST_DAY, LAST_DAY, MONTH, REPO, demo_month
+from tests.release.conftest import DAYS, FIRST_DAY, LAST_DAY, MONTH, REPO, demo_month, sample_pages
 
 DEMO = str(REPO / "configs" / "demo.yaml")
 
@@ -171,26 +169,7 @@ def test_a_second_machine_builds_its_warehouse_from_the_bucket(in_bucket, tmp_pa
 def test_the_demo_pages_script_reads_a_bucket(in_bucket, tmp_path):
     root, machine, _ = in_bucket
     out = tmp_path / "pages.warc.gz"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "demo/sample_pages.py",
-            "--data-root",
-            root,
-            "--config",
-            DEMO,
-            "--start-date",
-            FIRST_DAY.isoformat(),
-            "--end-date",
-            LAST_DAY.isoformat(),
-            "--out",
-            str(out),
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HOME": str(tmp_path)},
-    )
+    done = sample_pages(root, out, env={**os.environ, "HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     assert out.stat().st_size > 0 and "sample pages archived" in done.stdout
     # Its working copy went to the default local folder (under HOME), with no silver in it.

@@ -39,12 +39,20 @@ def demo_month(root: Path, mirror_dir: Path) -> Config:
     for day in DAYS:  # normalize wants bronze on every day of its range
         normalize(cfg, day, day)
     build_database(cfg)
-    subprocess.run(
+    sample_pages(str(root), archive, check=True)
+    process(cfg, FIRST_DAY, LAST_DAY)
+    build_database(cfg)
+    return cfg
+
+
+def sample_pages(root: str, out: Path, **run) -> subprocess.CompletedProcess:
+    """demo/sample_pages.py over the demo's days, as `make demo` runs it."""
+    return subprocess.run(
         [
             sys.executable,
             "demo/sample_pages.py",
             "--data-root",
-            str(root),
+            root,
             "--config",
             "configs/demo.yaml",
             "--start-date",
@@ -52,15 +60,13 @@ def demo_month(root: Path, mirror_dir: Path) -> Config:
             "--end-date",
             LAST_DAY.isoformat(),
             "--out",
-            str(archive),
+            str(out),
         ],
         cwd=REPO,
-        check=True,
         capture_output=True,
+        text=True,
+        **run,
     )
-    process(cfg, FIRST_DAY, LAST_DAY)
-    build_database(cfg)
-    return cfg
 
 
 @pytest.fixture(scope="session", autouse=True)
