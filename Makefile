@@ -38,7 +38,6 @@ demo: $(VENV)/.core
 	for day in $(DEMO_DATES); do \
 		$(BIN)/gdelt-forecast normalize --start-date $$day --end-date $$day $(DEMO) || exit 1; \
 	done
-	$(BIN)/gdelt-forecast database $(DEMO)
 	$(BIN)/python demo/sample_pages.py $(DEMO) $(DEMO_DAYS) --out $(DEMO_ROOT)/pages.warc.gz
 	$(BIN)/gdelt-forecast articles fetch $(DEMO_DAYS) $(DEMO) $(DEMO_PAGES)
 	$(BIN)/gdelt-forecast articles process $(DEMO_DAYS) $(DEMO) $(DEMO_PAGES)

@@ -27,24 +27,24 @@ reads beyond that:
 The warehouse is reused while its marker (written last) matches bench_testset's and this
 generator's parameters.
 
-Each run is ``gdelt_forecast.release.build.build_release(cfg, "2025-08", version=...)`` with the
-default config (configs/default.yaml: history from 2025-01-01, of which only August has
-data; DuckDB at release.memory_limit (1GB), all cores; the local all-MiniLM-L6-v2) under a fresh
-version name, in a fresh subprocess: wall seconds of the call, and peak RSS as that child's
-ru_maxrss (DuckDB, pyarrow and torch allocate in the same process, so they are counted).
-The functions ``build_release`` calls are wrapped to time its phases, each counted once
-when they nest (a nested call's time goes to the inner phase): the table exports
-(``export.write_query`` and ``write_parquet``), the articles' terms (``write_news_terms``),
-the GDELT ledger, MIRAI's data_kg.csv/data_news.csv (``mirai_compat.write_database``), the
-test set (``build_testset``), the timelines and tasks (``build_timelines``,
-``build_tasks``), loading the embedding model (``embed._local_model``: mostly importing
-sentence_transformers), encoding the 419 texts (``embed._local``) and the rest of MIRAI's
-info folder (``mirai_info.write_info``), the baselines (``run_baselines``), ``tkg/``
-(``write_tkg``), the stats SQL (``stats.write_stats``) and plots,
-the card, the Croissant JSON-LD and the manifest's hashing (``manifest.entries``); "other"
-is the rest. For the run with the highest peak, each phase's rise of the peak RSS
-(ru_maxrss) is shown too, counted the same way. Then ``gdelt_forecast.release.verify.verify``
-runs once on the last release, timed, in a fresh subprocess too.
+The warehouse records the fingerprint of its sources (``build_sources``: none, since it has no
+silver), as ``database`` does, so the release accepts it.
+
+Each run is what a month's refresh runs after ``database``, through the runner as the
+command line runs it: the stages ``testset``, ``timelines`` and ``tasks``, then
+``release`` (``gdelt_forecast.runner.run("release", cfg, "2025-08", version)``), which
+checks their records and copies their files, with the default config (configs/default.yaml:
+history from 2025-01-01, of which only August has data; DuckDB at release.memory_limit
+(1GB), all cores; the local all-MiniLM-L6-v2) under a fresh version name, in a fresh
+subprocess: wall seconds of the whole and of the release alone, and peak RSS as that
+child's ru_maxrss (DuckDB, pyarrow and torch allocate in the same process, so they are
+counted). The phases are each stage's seconds and the release's own steps as its summary
+reports them (``phases``: the table exports with MIRAI's CSVs, ``news_terms/``, ``tkg/``,
+the stages' files, MIRAI's info folder with the embeddings, the baselines, the statistics
+and plots, the card, Croissant and manifest); "other" is the rest. Then
+``gdelt_forecast.release.verify.verify`` runs once on the last release, timed, in a fresh
+subprocess too. Before issue 21 the release built the three stages itself; comparing this
+run's whole with that release's time compares the same work.
 
 Targets: median wall < 60 s and every run's peak RSS < 2 GiB. The exit status is 1 when
 one fails, or when the release is wrong: a table's row count differs from the warehouse's
@@ -75,7 +75,7 @@ import bench_testset
 from bench_testset import BIG_COUNTRIES, MONTH, START
 from harness import in_fresh_process, print_with_peak_rss, verdict
 
-from gdelt_forecast.release.manifest import sha256
+from gdelt_forecast.files import sha256
 
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "tests/fixtures/gdelt/20250807220000.export.CSV"
@@ -83,33 +83,13 @@ FIRST_ID = 1_250_000_000  # GLOBALEVENTIDs of August 2025 are around 1.256 billi
 EXTRA_URL, EXTRA_RECORD = 0.25, 0.15  # shares of quads with a never-kept URL, a 2nd record
 URL_LOOKBACK_DAYS = 31  # configs/default.yaml events.url_lookback_days: the ledger's first day
 MISSING = 0.002  # share of GDELT files the ledger marks missing
-GENERATOR = 1
+GENERATOR = 2
 HISTORY = (date(2025, 1, 1), date(2025, 8, 31))  # the default config's window for 2025-08
 SUBSET = 100  # configs/default.yaml testset.subset_size
 WALL_TARGET_S, RSS_TARGET_MIB = 60.0, 2 * 1024
 DATABASE = ("events", "quads", "news", "quad_docs", "funnel")  # dated tables of the warehouse
 VERSIONED = ("README.md", "croissant.json", "manifest.json")  # files naming the version
-PHASES = (  # (label, module, attribute) of what build_release calls
-    ("table exports", "gdelt_forecast.release.export", "write_query"),
-    ("table exports", "gdelt_forecast.release.build", "write_parquet"),
-    ("news_terms", "gdelt_forecast.release.build", "write_news_terms"),
-    ("gdelt ledger", "gdelt_forecast.release.build", "_gdelt_slots"),
-    ("MIRAI CSVs", "gdelt_forecast.testset.mirai_compat", "write_database"),
-    ("test set", "gdelt_forecast.release.build", "build_testset"),
-    ("timelines", "gdelt_forecast.release.build", "build_timelines"),
-    ("tasks", "gdelt_forecast.release.build", "build_tasks"),
-    ("embedding model load", "gdelt_forecast.embeddings", "_local_model"),
-    ("embedding encode", "gdelt_forecast.embeddings", "_local"),
-    ("embeddings/info", "gdelt_forecast.release.mirai_info", "write_info"),
-    ("baselines", "gdelt_forecast.release.build", "run_baselines"),
-    ("tkg files", "gdelt_forecast.release.build", "write_tkg"),
-    ("stats SQL", "gdelt_forecast.release.stats", "write_stats"),
-    ("plots", "gdelt_forecast.release.plots", "bars"),
-    ("plots", "gdelt_forecast.release.plots", "daily"),
-    ("card", "gdelt_forecast.release.card", "render"),
-    ("croissant", "gdelt_forecast.release.croissant", "croissant"),
-    ("manifest hashing", "gdelt_forecast.release.manifest", "entries"),
-)
+STAGES = ("testset", "timelines", "tasks")  # the month's stages a release packages
 # The normalization rules, in order (sql/normalize), with the share of rows each keeps.
 RULES = (
     ("bronze", 1.0), ("same_day", 0.984), ("earliest_url_date", 0.90), ("countries", 0.19),
@@ -396,6 +376,8 @@ def build_warehouse(workdir: Path, days: int) -> dict:
         )
         con.register("generated", funnel)
         con.execute("CREATE TABLE funnel AS SELECT * FROM generated ORDER BY date, step")
+        # What `database` records: the fingerprint of its sources (here none, no silver).
+        con.execute("CREATE TABLE build_sources AS SELECT ? AS fingerprint", [no_sources(root)])
         con.execute("DETACH src")
         check_schema(con)
         counts = {
@@ -455,53 +437,40 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def timed(phases: dict, growth: dict, stack: list, label: str, fn):
-    """``fn`` adding its own time to ``phases[label]`` and how much it raised the peak RSS
-    to ``growth[label]``: what timed calls nested in it spend goes to theirs, so the phases
-    add up to at most the whole."""
+def no_sources(root: Path) -> str:
+    from gdelt_forecast.config import REPO_DEFAULT, load_config
+    from gdelt_forecast.warehouse.build import sources
 
-    def wrapper(*args, **kwargs):
-        stack.append([0.0, 0.0])  # seconds and peak growth of the timed calls nested in it
-        t0, m0 = time.perf_counter(), peak_mib()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            spent, grew = time.perf_counter() - t0, peak_mib() - m0
-            nested = stack.pop()
-            phases[label] = phases.get(label, 0.0) + spent - nested[0]
-            growth[label] = growth.get(label, 0.0) + grew - nested[1]
-            if stack:
-                stack[-1][0] += spent
-                stack[-1][1] += grew
-
-    return wrapper
+    return sources(load_config(REPO_DEFAULT, data_root=root))
 
 
 def work_release(workdir: Path) -> dict:
-    import importlib
-
+    """The month's stages, then the release, through the runner as the command line runs
+    them; the seconds of each stage and of each of the release's steps (its summary's)."""
     from gdelt_forecast.config import REPO_DEFAULT, load_config
-    from gdelt_forecast.release.build import build_release, releases_dir
+    from gdelt_forecast.release.build import releases_dir
+    from gdelt_forecast.runner import run
 
     cfg = load_config(REPO_DEFAULT, data_root=data_root(workdir))
     assert cfg.release.history_start is None and not cfg.release.embedding_url
     n = 1
     while (releases_dir(cfg) / f"bench.{n}").exists():
         n += 1
-    phases: dict[str, float] = {}
-    growth: dict[str, float] = {}
-    stack: list[list[float]] = []
-    for label, module, name in PHASES:
-        mod = importlib.import_module(module)
-        setattr(mod, name, timed(phases, growth, stack, label, getattr(mod, name)))
     rss_before = peak_mib()
+    phases: dict[str, float] = {}
     t0 = time.perf_counter()
-    summary = build_release(cfg, MONTH, version=f"bench.{n}")
+    for stage in STAGES:
+        s0 = time.perf_counter()
+        run(stage, cfg, MONTH)
+        phases[stage] = time.perf_counter() - s0
+    r0 = time.perf_counter()
+    summary = run("release", cfg, MONTH, f"bench.{n}")
     seconds = time.perf_counter() - t0
+    phases.update({f"release: {k}": v for k, v in summary.phases.items()})
     return {
         "seconds": seconds,
+        "release_seconds": time.perf_counter() - r0,
         "phases": phases,
-        "growth": growth,
         "rss_before_mib": rss_before,
         "summary": summary.to_dict(),
     }
@@ -544,12 +513,15 @@ def inspect(release: Path) -> dict:
 
 def report(runs: list[dict], checked: dict, figures: dict, verified: dict) -> bool:
     rows = figures["rows"]
-    print(f"{'run':<5}{'version':<10}{'s':>8}{'peak RSS MiB':>14}{'files':>7}{'MB':>9}")
+    print(
+        f"{'run':<5}{'version':<10}{'s':>8}{'release s':>11}{'peak RSS MiB':>14}{'files':>7}"
+        f"{'MB':>9}"
+    )
     for i, r in enumerate(runs, 1):
         s = r["summary"]
         print(
-            f"{i:<5}{s['version']:<10}{r['seconds']:>8.2f}{r['peak_rss_mib']:>14.0f}"
-            f"{s['files']:>7}{s['bytes'] / 1e6:>9.1f}"
+            f"{i:<5}{s['version']:<10}{r['seconds']:>8.2f}{r['release_seconds']:>11.2f}"
+            f"{r['peak_rss_mib']:>14.0f}{s['files']:>7}{s['bytes'] / 1e6:>9.1f}"
         )
     median = statistics.median(r["seconds"] for r in runs)
     peak = max(r["peak_rss_mib"] for r in runs)
@@ -564,12 +536,10 @@ def report(runs: list[dict], checked: dict, figures: dict, verified: dict) -> bo
         + "\n"
     )
 
-    labels = list(dict.fromkeys(label for label, _, _ in PHASES)) + ["other"]
-    top = max(range(len(runs)), key=lambda i: runs[i]["peak_rss_mib"])
+    labels = list(dict.fromkeys(k for r in runs for k in r["phases"])) + ["other"]
     print(
-        f"{'phase (s, share)':<22}"
+        f"{'phase (s, share)':<40}"
         + "".join(f"{'run ' + str(i):>14}" for i in range(1, len(runs) + 1))
-        + f"{'peak +MiB (run ' + str(top + 1) + ')':>22}"
     )
     for label in labels:
         cells = []
@@ -578,13 +548,9 @@ def report(runs: list[dict], checked: dict, figures: dict, verified: dict) -> bo
             if label == "other":
                 spent = r["seconds"] - sum(r["phases"].values())
             cells.append(f"{spent:>7.2f} {spent / r['seconds']:>5.0%}")
-        r = runs[top]
-        grew = r["growth"].get(label, 0.0)
-        if label == "other":
-            grew = r["peak_rss_mib"] - r["rss_before_mib"] - sum(r["growth"].values())
-        print(f"{label:<22}" + "".join(f"{c:>14}" for c in cells) + f"{grew:>22.0f}")
-    before = runs[top]["rss_before_mib"]
-    print(f"(peak RSS of run {top + 1} before the call, interpreter and imports: {before:.0f} MiB)")
+        print(f"{label:<40}" + "".join(f"{c:>14}" for c in cells))
+    before = runs[0]["rss_before_mib"]
+    print(f"(peak RSS before the stages, interpreter and imports: {before:.0f} MiB)")
     print()
 
     ok = True

@@ -1,7 +1,7 @@
 """
 ### Build a month's test set
 
-Monthly (on the 1st, for the month before) or by hand:
+By hand, to build one month's test set again (`monthly_refresh` builds it each month):
 `airflow dags trigger build_testset --conf '{"month": "2023-11"}'`. Builds the month's
 MIRAI relation queries, the balanced subset and the `mirai_compat/` files from
 `warehouse.duckdb`, like `gdelt-forecast testset --month`, into
@@ -21,14 +21,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from airflow.sdk import CronTriggerTimetable, Param, dag, task
+from airflow.sdk import Param, dag, task
 
-from gdelt_forecast.dag_params import MONTH, RUN
+from gdelt_forecast.dag_shared import MONTH, RUN
 
 
 @dag(
     dag_id="build_testset",
-    schedule=CronTriggerTimetable("0 6 1 * *", timezone="UTC"),
+    schedule=None,  # monthly_refresh builds each month once; this re-runs one stage
     start_date=datetime(2015, 3, 1, tzinfo=UTC),
     catchup=False,
     max_active_runs=4,
@@ -50,10 +50,9 @@ def build_testset():
     def build() -> dict:
         # Imported here: the DAG processor parses this file often, and must stay light.
         from gdelt_forecast.airflow_tasks import param_overrides, run_month, run_stage
-        from gdelt_forecast.testset.build import build_testset as build_month
 
         overrides = param_overrides("testset", ("horizons", "subset_size", "seed"))
-        return run_stage(build_month, run_month(), overrides=overrides)
+        return run_stage("testset", run_month(), overrides=overrides)
 
     build()
 

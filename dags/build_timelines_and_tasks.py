@@ -1,13 +1,15 @@
 """
 ### Build a month's complex events, timelines and OpenForecast tasks
 
-Monthly (on the 1st, for the month before) or by hand: `airflow dags trigger
-build_timelines_and_tasks --conf '{"month": "2023-11"}'`. Groups the month's kept
-news (with its history) into complex events and writes each one's timeline of atomic events,
-like `gdelt-forecast timelines --month`, into `<data_root>/timelines/<month>/`; then the six
-tasks from them, like `gdelt-forecast tasks --month`, into `<data_root>/tasks/<month>/`.
+By hand, to build one month's timelines and tasks again (`monthly_refresh` builds them each
+month): `airflow dags trigger build_timelines_and_tasks --conf '{"month": "2023-11"}'`.
+Groups the month's kept news (with its history) into complex events and writes each one's
+timeline of atomic events, like `gdelt-forecast timelines --month`, into
+`<data_root>/timelines/<month>/`; then the six tasks from them, like `gdelt-forecast tasks
+--month`, into `<data_root>/tasks/<month>/`.
 
-Params (validated): `month` (`YYYY-MM`; default: the month before the run), `method`
+Params (validated): `month` (`YYYY-MM`; default: the month before the run),
+`history_start` (as `monthly_refresh`'s: a release of the month must use the same), `method`
 (`extractive` or `llm`, for both tasks); and `config`, `data_root`, `set` as on the command
 line. Both tasks run in the pool `llm_server`, so runs of several months never flood the LLM
 server together.
@@ -18,19 +20,20 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from airflow.sdk import CronTriggerTimetable, Param, dag, task
+from airflow.sdk import Param, dag, task
 
-from gdelt_forecast.dag_params import MONTH, RUN
+from gdelt_forecast.dag_shared import HISTORY, MONTH, RUN
 
 
 @dag(
     dag_id="build_timelines_and_tasks",
-    schedule=CronTriggerTimetable("0 6 1 * *", timezone="UTC"),
+    schedule=None,  # monthly_refresh builds each month once; this re-runs two stages
     start_date=datetime(2015, 3, 1, tzinfo=UTC),
     catchup=False,
     max_active_runs=4,
     params={
         **MONTH,
+        **HISTORY,
         "method": Param(None, type=["null", "string"], enum=[None, "extractive", "llm"]),
         **RUN,
     },
@@ -42,19 +45,24 @@ def build_timelines_and_tasks():
     @task(pool="llm_server")
     def timelines() -> dict:
         # Imported here: the DAG processor parses this file often, and must stay light.
-        from gdelt_forecast.airflow_tasks import param_overrides, run_month, run_stage
-        from gdelt_forecast.timelines.build import build_timelines as build_month
+        from gdelt_forecast.airflow_tasks import (
+            history_start,
+            param_overrides,
+            run_month,
+            run_stage,
+        )
 
         overrides = param_overrides("timelines", ("method",))
-        return run_stage(build_month, run_month(), overrides=overrides)
+        return run_stage(
+            "timelines", run_month(), overrides=overrides, history_start=history_start()
+        )
 
     @task(pool="llm_server")
     def tasks(_: dict) -> dict:
         from gdelt_forecast.airflow_tasks import param_overrides, run_month, run_stage
-        from gdelt_forecast.tasks.build import build_tasks
 
         overrides = param_overrides("timelines", ("method",))
-        return run_stage(build_tasks, run_month(), overrides=overrides)
+        return run_stage("tasks", run_month(), overrides=overrides)
 
     tasks(timelines())
 

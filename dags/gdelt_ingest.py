@@ -13,7 +13,7 @@ ledger), by calling the same stage functions as `gdelt-forecast ingest`.
   (404) or published broken (md5 mismatch) are recorded in the ledger, not retried.
 * **mark_day** runs on a day's last interval: once every file listed for the day has an
   outcome in the ledger it emits the `gdelt_bronze_day` asset event (extra `day`), which
-  triggers `build_database`; until then it retries.
+  triggers `build_days`; until then it retries.
 
 A bad config, a relative data root or another error no retry can mend fails the task at
 once (no retries); network errors are retried.
@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 
 from airflow.sdk import Asset, CronDataIntervalTimetable, dag, task
 
-from gdelt_forecast.dag_params import RUN
+from gdelt_forecast.dag_shared import RUN
 
 BRONZE_DAY = Asset("gdelt_bronze_day")
 RETRY = {

@@ -2,11 +2,12 @@
 ### Monthly refresh: from bronze to a release
 
 On the 2nd of each month (06:00 UTC) for the month before, or by hand (`airflow dags trigger
-monthly_refresh --conf '{"month": "2023-11"}'`), runs the month's bronze through the later
-stages as the command line would: **normalize_day** (mapped per day), **update_warehouse**
-(pool `warehouse_writer`), **fetch_day** (mapped, pool `article_fetch`), **process_day**
-(mapped), **add_news** (`warehouse_writer`), **testset**, **timelines** and **tasks** (pool
-`llm_server`), **release**.
+monthly_refresh --conf '{"month": "2023-11"}'`), runs the month's bronze through every later
+stage once, as the command line would: **normalize_day**, **fetch_day** (pool
+`article_fetch`) and **process_day**, mapped per day; **database** (pool
+`warehouse_writer`); **testset**, and **timelines** then **tasks** (pool `llm_server`);
+**release**, which packages what those built (their records say so) and refuses stale ones.
+The pools come from `gdelt-forecast airflow init`.
 
 **days** fails at once if a day of the month has no bronze, unless the param `partial` is
 true (then it leaves such days out); a month without any never reaches a release. Errors no
@@ -14,7 +15,8 @@ retry can mend (a relative data root, no queries, an existing version) fail at o
 the data root; network and I/O errors are retried. Months run side by side; locks in
 `<data_root>/locks/` make two runs of one day or month take turns. Params (validated):
 `month` (default: the month before the run), `version` (default: the next free `YYYY.MM.n`),
-`history_start` (default: `release.history_start`, else January 1st of the month's year),
+`history_start` (default: `release.history_start`, else January 1st of the month's year; the
+timelines read no document before it),
 `partial`, and `config`, `data_root`, `set` as on the command line.
 """
 
@@ -22,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 
 from airflow.sdk import CronTriggerTimetable, Param, dag, task
 
-from gdelt_forecast.dag_params import MONTH, RUN
+from gdelt_forecast.dag_shared import HISTORY, MONTH, RUN, day_tasks
 
 
 @dag(
@@ -34,7 +36,7 @@ from gdelt_forecast.dag_params import MONTH, RUN
     params={
         **MONTH,
         "version": Param(None, type=["null", "string"], pattern=r"^[0-9A-Za-z][0-9A-Za-z._-]*$"),
-        "history_start": Param(None, type=["null", "string"], format="date"),
+        **HISTORY,
         "partial": Param(False, type="boolean", description="leave out days without bronze"),
         **RUN,
     },
@@ -50,66 +52,43 @@ def monthly_refresh():
 
         return month_days()
 
-    @task
-    def normalize_day(day: str) -> str:
-        from gdelt_forecast.airflow_tasks import run_day
-        from gdelt_forecast.events.normalize import normalize
-
-        return run_day("normalize", normalize, day)
-
     @task(pool="warehouse_writer")
-    def update_warehouse(days: list[str]) -> list[str]:
+    def database(_: list[str]) -> dict:
         from gdelt_forecast.airflow_tasks import run_stage
-        from gdelt_forecast.warehouse.build import build_database
 
-        run_stage(build_database)
-        return sorted(days)
-
-    @task(pool="article_fetch")
-    def fetch_day(day: str) -> str:
-        from gdelt_forecast.airflow_tasks import run_day
-        from gdelt_forecast.articles.sources import fetch_days
-
-        return run_day("fetch", fetch_days, day)
+        return run_stage("database")
 
     @task
-    def process_day(day: str) -> str:
-        from gdelt_forecast.airflow_tasks import run_day
-        from gdelt_forecast.articles.process import process
-
-        return run_day("process", process, day)
-
-    @task
-    def testset(_: list[str]) -> dict:
+    def testset(_: dict) -> dict:
         from gdelt_forecast.airflow_tasks import run_month, run_stage
-        from gdelt_forecast.testset.build import build_testset
 
-        return run_stage(build_testset, run_month())
+        return run_stage("testset", run_month())
 
     @task(pool="llm_server")
     def timelines(_: dict) -> dict:
-        from gdelt_forecast.airflow_tasks import run_month, run_stage
-        from gdelt_forecast.timelines.build import build_timelines
+        from gdelt_forecast.airflow_tasks import history_start, run_month, run_stage
 
-        return run_stage(build_timelines, run_month())
+        return run_stage("timelines", run_month(), history_start=history_start())
 
     @task(pool="llm_server")
     def tasks(_: dict) -> dict:
         from gdelt_forecast.airflow_tasks import run_month, run_stage
-        from gdelt_forecast.tasks.build import build_tasks
 
-        return run_stage(build_tasks, run_month())
+        return run_stage("tasks", run_month())
 
     @task
-    def release(_: dict) -> dict:
-        from gdelt_forecast.airflow_tasks import release_options, run_month, run_stage
-        from gdelt_forecast.release.build import build_release
+    def release(_testset: dict, _tasks: dict) -> dict:
+        from gdelt_forecast.airflow_tasks import (
+            history_start,
+            release_version,
+            run_month,
+            run_stage,
+        )
 
-        return run_stage(build_release, run_month(), **release_options())
+        return run_stage("release", run_month(), release_version(), history_start())
 
-    events = update_warehouse(normalize_day.expand(day=days()))
-    processed = process_day.expand(day=fetch_day.expand(day=events))
-    release(tasks(timelines(testset(update_warehouse.override(task_id="add_news")(processed)))))
+    warehouse = database(day_tasks(days()))
+    release(testset(warehouse), tasks(timelines(warehouse)))
 
 
 monthly_refresh()

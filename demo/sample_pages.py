@@ -29,10 +29,11 @@ import gzip
 from datetime import date
 from pathlib import Path
 
+from gdelt_forecast import dates, duck
 from gdelt_forecast.articles.warc import write_pages
 from gdelt_forecast.config import load_config
+from gdelt_forecast.data_root import silver
 from gdelt_forecast.objectstore import staged
-from gdelt_forecast.warehouse.build import open_read_only
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -72,11 +73,14 @@ SAMPLES = [
 # The country pairs of each day's source URLs; `main` marks the pair the timelines stage
 # will give a document under the URL: the pair of most of its quads, ties to the first pair
 # (gdelt_forecast/sql/timelines/documents.sql). A story's pages go under URLs of its own pair.
+# From the days' silver events, before any warehouse: one link per quad and source URL (the
+# warehouse's quad_urls), with the quad's country pair.
 PAIR_URLS = """
     WITH links AS (
-        SELECT u.date, u.url, least(q.head, q.tail) AS a, greatest(q.head, q.tail) AS b
-        FROM quad_urls AS u JOIN quads AS q USING (quad_id)
-        WHERE u.date BETWEEN ? AND ?
+        SELECT DISTINCT quad_id, date, SOURCEURL AS url, least(head, tail) AS a,
+            greatest(head, tail) AS b
+        FROM read_parquet($parts, hive_partitioning = false)
+        WHERE SOURCEURL IS NOT NULL
     ),
     main AS (
         SELECT date, url, a, b
@@ -123,8 +127,13 @@ def main() -> None:
     if args.start_date > args.end_date:
         parser.error("--start-date is after --end-date")
     cfg = load_config(args.config, data_root=args.data_root)
-    with staged(cfg, []) as local, open_read_only(local) as con:
-        pair_urls = con.execute(PAIR_URLS, [args.start_date, args.end_date]).fetchall()
+    span = dates.days(args.start_date, args.end_date)
+    with staged(cfg, [silver("events", d) for d in span]) as local, duck.connect(local) as con:
+        parts = [local.data_root / silver("events", d) / "part-0.parquet" for d in span]
+        parts = [str(p) for p in parts if p.exists()]
+        if not parts:
+            raise SystemExit(f"demo: no silver events {args.start_date}..{args.end_date}")
+        pair_urls = con.execute(PAIR_URLS, {"parts": parts}).fetchall()
     pages = {
         url: gzip.decompress(page.read_bytes()) if page.suffix == ".gz" else page.read_bytes()
         for url, page in assign(pair_urls).items()

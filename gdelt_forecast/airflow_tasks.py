@@ -1,12 +1,13 @@
 """What the tasks in ``dags/`` run: the run's config and partition, and a stage that fails fast.
 
-Every task builds its config from the run's params (:func:`run_config`) and calls a stage
-function through :func:`run_stage` or :func:`run_day`. An error no retry can mend (a bad
+Every task builds its config from the run's params (:func:`run_config`) and runs a stage by
+its name through :mod:`gdelt_forecast.runner` (:func:`run_stage`, :func:`run_day`), as the
+command line does. An error no retry can mend (a bad
 config or param, a :class:`StageError` such as "no warehouse at ...") becomes Airflow's
 ``AirflowFailException``: the task fails at once with a one-line message that names the data
 root, instead of waiting out its retries. Network and I/O errors propagate unchanged, so
-Airflow retries them. A day's stage holds that day's lock (:mod:`gdelt_forecast.locks`), so two
-runs covering one day take turns while other days run side by side.
+Airflow retries them. The runner holds the partition's lock (:mod:`gdelt_forecast.locks`), so
+two runs covering one day or month take turns while other partitions run side by side.
 
 Airflow is imported inside the functions only: the package imports without the
 ``[airflow]`` extra, and the DAG files import this module inside their tasks, so parsing
@@ -17,18 +18,17 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from gdelt_forecast.config import Config, ConfigError, from_dag_params
+from gdelt_forecast.data_root import LEDGER, bronze
 from gdelt_forecast.dates import days, month_range
 from gdelt_forecast.errors import StageError
-from gdelt_forecast.locks import partition_lock
-from gdelt_forecast.objectstore import listed, run, staged
-from gdelt_forecast.stage_reads import LEDGER, reads
-from gdelt_forecast.summary import StageSummary
+from gdelt_forecast.objectstore import listed, staged
+from gdelt_forecast.runner import run
 
 log = logging.getLogger(__name__)
 
@@ -78,29 +78,22 @@ def run_config(overrides: Sequence[str] = ()) -> Config:
         return from_dag_params({**params, "set": [*(params.get("set") or []), *overrides]})
 
 
-def run_stage(
-    stage: Callable[..., StageSummary], *args: Any, overrides: Sequence[str] = (), **kwargs: Any
-) -> dict:
-    """``stage(cfg, *args, **kwargs)`` for the run's config: prints its summary line and
-    returns its dict (the task's XCom)."""
+def run_stage(name: str, *args: Any, overrides: Sequence[str] = (), **kwargs: Any) -> dict:
+    """Stage ``name`` with ``(cfg, *args, **kwargs)`` for the run's config, its record naming
+    the Airflow run: prints its summary line and returns its dict (the task's XCom)."""
     cfg = run_config(overrides)
     with fail_fast(cfg):
-        summary = run(stage, cfg, *args, **kwargs)
+        summary = run(name, cfg, *args, run_id=_context()["run_id"], **kwargs)
     print(summary.line())
     return summary.to_dict()
 
 
-def run_day(name: str, stage: Callable[[Config, date, date], StageSummary], day: str) -> str:
-    """``stage(cfg, day, day)`` under the lock ``<name>-<day>``; returns ``day`` for the next
-    mapped task."""
+def run_day(name: str, day: str) -> str:
+    """Day stage ``name`` on ``day``; returns ``day`` for the next mapped task."""
     cfg = run_config()
     with fail_fast(cfg):
         first = _day(day)
-        with (
-            staged(cfg, reads(stage, cfg, first, first)) as local,
-            partition_lock(local, name, day),
-        ):
-            summary = stage(local, first, first)
+        summary = run(name, cfg, first, first, run_id=_context()["run_id"])
     print(summary.line())
     return day
 
@@ -113,7 +106,7 @@ def _day(value: str) -> date:
 
 
 def requested_days(asset: Any) -> list[str]:
-    """The days a build_database run covers: the ``start_date``..``end_date`` params, else
+    """The days a build_days run covers: the ``start_date``..``end_date`` params, else
     the ``day`` of each triggering event of ``asset``."""
     ctx = _context()
     params = ctx["params"]
@@ -144,18 +137,18 @@ def month_days() -> list[str]:
     from gdelt_forecast.events.normalize import NormalizeError
 
     cfg, month = run_config(), run_month()
-    bronze = f"{cfg.data_root}/bronze/events"
+    folder = f"{cfg.data_root}/bronze/events"
     with fail_fast(cfg):
         first, last = month_range(month)
-        wanted = [day.isoformat() for day in days(first, last)]
-        present = [day for day in wanted if listed(cfg, f"bronze/events/date={day}")]
-        missing = [day for day in wanted if day not in present]
+        present = [d.isoformat() for d in days(first, last) if listed(cfg, bronze("events", d))]
+        missing = [d.isoformat() for d in days(first, last) if d.isoformat() not in present]
+        wanted = len(present) + len(missing)
         if not present:
-            raise NormalizeError(f"no bronze events for any day of {month} under {bronze}")
+            raise NormalizeError(f"no bronze events for any day of {month} under {folder}")
         if missing and not _context()["params"].get("partial"):
             raise NormalizeError(
-                f"no bronze events for {len(missing)} of the {len(wanted)} days of {month} under "
-                f"{bronze} ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}): "
+                f"no bronze events for {len(missing)} of the {wanted} days of {month} under "
+                f"{folder} ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}): "
                 "ingest them, or set the param partial to true to use the days there are"
             )
     if missing:
@@ -170,12 +163,17 @@ def param_overrides(section: str, keys: tuple[str, ...]) -> list[str]:
     return [f"{section}.{k}={json.dumps(params[k])}" for k in keys if params[k] is not None]
 
 
-def release_options() -> dict[str, Any]:
-    """The release's ``version`` and ``history_start`` params (None: the config's choice)."""
-    params = _context()["params"]
-    start = params["history_start"]
+def release_version() -> str | None:
+    """The ``version`` param (None: the next free ``YYYY.MM.n``)."""
+    return _context()["params"]["version"]
+
+
+def history_start() -> date | None:
+    """The ``history_start`` param (None: the config's choice), for the timelines and the
+    release of the run's month, which must agree."""
+    start = _context()["params"]["history_start"]
     with fail_fast():
-        return {"version": params["version"], "history_start": _day(start) if start else None}
+        return _day(start) if start else None
 
 
 # --- gdelt_ingest ------------------------------------------------------------------------------
@@ -216,10 +214,10 @@ def ingest_download() -> dict:
 def ingest_to_bronze(downloaded: dict) -> dict:
     """Parse the downloaded files into bronze and the ledger."""
     from gdelt_forecast.gdelt.download import Fetched
-    from gdelt_forecast.gdelt.ingest import Summary, write_bronze
+    from gdelt_forecast.gdelt.ingest import Summary
 
     fetched = [Fetched.from_dict(item) for item in downloaded["fetched"]]
-    return run_stage(write_bronze, fetched, Summary(**downloaded["summary"]))
+    return run_stage("bronze", fetched, Summary(**downloaded["summary"]))
 
 
 def ingest_mark_day(asset: Any) -> dict:
@@ -229,14 +227,12 @@ def ingest_mark_day(asset: Any) -> dict:
 
     from airflow.sdk.exceptions import AirflowSkipException
 
-    from gdelt_forecast.gdelt.days import day_status
-
     cfg = run_config()
     start, end = ingest_interval()
     if start.date() == (end + timedelta(seconds=1)).date():
         raise AirflowSkipException("not the day's last interval")
     with fail_fast(cfg):
-        status = run(day_status, cfg, start.date())
+        status = run("day_status", cfg, start.date())
     if not status.complete:
         raise RuntimeError(f"{status.day} not complete yet: {status.statuses}")
     _context()["outlet_events"][asset].extra = {"day": status.day}

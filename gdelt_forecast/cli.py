@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gdelt_forecast.config import Config, ConfigError, load_config
 from gdelt_forecast.errors import StageError
-from gdelt_forecast.objectstore import run
+from gdelt_forecast.runner import run
 from gdelt_forecast.tasks import TASKS
 
 
@@ -110,12 +110,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tl.add_argument("--month", required=True, type=_month, help="YYYY-MM")
     tl.add_argument("--method", choices=["extractive", "llm"], help=METHOD_HELP)
+    tl.add_argument(
+        "--history-start",
+        type=_day,
+        help="no document before this day (default: release.history_start, else January 1st; "
+        "a release of the month must use the same)",
+    )
     tl.add_argument("--json", action="store_true", help="print the summary as JSON")
     tk = stages.add_parser(
         "tasks",
         parents=[common],
         help="OpenForecast's six tasks (STF, LTF, AQA, MCNC, MCAC, VQA) from the timelines",
-        description="Write tasks/<month>/<TASK>.parquet from timelines/<month>/.",
+        description="Write tasks/<month>/<TASK>/<split>.parquet from timelines/<month>/.",
     )
     tk.add_argument("--month", required=True, type=_month, help="YYYY-MM")
     tk.add_argument("--method", choices=["extractive", "llm"], help=METHOD_HELP)
@@ -147,8 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="a versioned, verifiable release of a month; `release verify DIR` checks one",
         description="Write <data_root>/releases/<version>/ for the test month --month "
-        "(the database from the history start through the month's end, its test set, "
-        "MIRAI's data folder, card, Croissant, stats, manifest); or `release verify DIR`.",
+        "(the database from the history start through the month's end; the test set, "
+        "timelines and tasks as their stages built them, refused when one is stale; MIRAI's "
+        "data folder, baselines, card, Croissant, stats, manifest); or `release verify DIR`.",
     )
     rel.add_argument("--month", type=_month, help="test month, YYYY-MM")
     rel.add_argument("--version", help="release name (default: YYYY.MM.n, the first free n)")
@@ -243,35 +250,29 @@ def _print(args: argparse.Namespace, summary) -> None:
 
 
 def _ingest(args: argparse.Namespace, cfg: Config) -> int:
-    from gdelt_forecast.gdelt.ingest import ingest
-
     _ordered(args.start, args.end, "--start and --end")
-    summary = run(ingest, cfg, args.start, args.end, args.tables or cfg.gdelt.tables)
+    summary = run("ingest", cfg, args.start, args.end, args.tables or cfg.gdelt.tables)
     _print(args, summary)
     # Missing and corrupt slots are GDELT's; a failed download may heal on a re-run.
     return 1 if summary.failed else 0
 
 
 def _normalize(args: argparse.Namespace, cfg: Config) -> int:
-    from gdelt_forecast.events.normalize import normalize
-
     _ordered(args.start_date, args.end_date, "--start-date and --end-date")
-    _print(args, run(normalize, cfg, args.start_date, args.end_date))
+    _print(args, run("normalize", cfg, args.start_date, args.end_date))
     return 0
 
 
 def _database(args: argparse.Namespace, cfg: Config) -> int:
-    from gdelt_forecast.warehouse.build import build_database
-
-    _print(args, run(build_database, cfg))
+    _print(args, run("database", cfg))
     return 0
 
 
 def _stats(args: argparse.Namespace, cfg: Config) -> int:
-    from gdelt_forecast.warehouse.stats import render, stats
+    from gdelt_forecast.warehouse.stats import render
 
     _ordered(args.start_date, args.end_date, "--start-date and --end-date")
-    report = run(stats, cfg, args.start_date, args.end_date, args.top)
+    report = run("stats", cfg, args.start_date, args.end_date, args.top)
     print(json.dumps(report, indent=2, default=str) if args.json else render(report))
     return 0
 
@@ -285,42 +286,32 @@ def _articles(args: argparse.Namespace, cfg: Config) -> int:
         return 0
     _ordered(args.start_date, args.end_date, "--start-date and --end-date")
     if args.action == "fetch":
-        from gdelt_forecast.articles.sources import fetch_days
-
-        _print(args, run(fetch_days, cfg, args.start_date, args.end_date))
+        _print(args, run("fetch", cfg, args.start_date, args.end_date))
     else:
-        from gdelt_forecast.articles.process import process
-
-        _print(args, run(process, cfg, args.start_date, args.end_date, args.warc))
+        _print(args, run("process", cfg, args.start_date, args.end_date, args.warc))
     return 0
 
 
 def _testset(args: argparse.Namespace, cfg: Config) -> int:
-    from gdelt_forecast.testset.build import build_testset
-
-    _print(args, run(build_testset, cfg, args.month))
+    _print(args, run("testset", cfg, args.month))
     return 0
 
 
 def _timelines(args: argparse.Namespace, cfg: Config) -> int:
-    from gdelt_forecast.timelines.build import build_timelines
-
-    _print(args, run(build_timelines, cfg, args.month))
+    _print(args, run("timelines", cfg, args.month, history_start=args.history_start))
     return 0
 
 
 def _tasks(args: argparse.Namespace, cfg: Config) -> int:
-    from gdelt_forecast.tasks.build import build_tasks
-
-    _print(args, run(build_tasks, cfg, args.month))
+    _print(args, run("tasks", cfg, args.month))
     return 0
 
 
 def _evaluate_tasks(args: argparse.Namespace, cfg: Config) -> int:
-    from gdelt_forecast.tasks.evaluate import evaluate_tasks, render
+    from gdelt_forecast.tasks.evaluate import render
 
     result = run(
-        evaluate_tasks, cfg, args.task, args.tasks, args.predictions, args.split, args.news
+        "evaluate_tasks", cfg, args.task, args.tasks, args.predictions, args.split, args.news
     )
     print(json.dumps(result, indent=2, default=str) if args.json else render(result))
     return 0
@@ -347,9 +338,7 @@ def _release(args: argparse.Namespace, cfg: Config) -> int:
         return _verify(args.release_dir, cfg)
     if not args.month:
         raise UsageError("--month is required (or `release verify DIR`)")
-    from gdelt_forecast.release.build import build_release
-
-    summary = run(build_release, cfg, args.month, args.version, args.history_start)
+    summary = run("release", cfg, args.month, args.version, args.history_start)
     _print(args, summary)
     if args.json:
         return 0
@@ -369,11 +358,10 @@ def _release(args: argparse.Namespace, cfg: Config) -> int:
 
 
 def _baseline(args: argparse.Namespace, cfg: Config) -> int:
-    from gdelt_forecast.baselines import run_baseline
     from gdelt_forecast.environment import release_folder
 
     folder = release_folder(args.release, cfg)
-    summary = run(run_baseline, cfg, folder, args.method, args.split)
+    summary = run("baseline", cfg, folder, args.method, args.split)
     if args.json:
         print(json.dumps(summary.to_dict(), indent=2, default=str))
     else:

@@ -24,3 +24,14 @@ def month_range(month: str) -> tuple[date, date]:
 def days(first: date, last: date) -> list[date]:
     """Every day from ``first`` through ``last`` (none when ``last`` is before ``first``)."""
     return [first + timedelta(days=n) for n in range((last - first).days + 1)]
+
+
+def history(month: str, start: date | None = None) -> tuple[date, date]:
+    """A month's history window: from ``start`` (default: the 1st of January of the month's
+    year) through the month's last day. A release holds it, and the month's timelines read
+    no document before it."""
+    first, last = month_range(month)
+    start = start or first.replace(month=1)
+    if start > first:
+        raise MonthError(f"history start {start} is after the month's first day {first}")
+    return start, last

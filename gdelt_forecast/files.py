@@ -1,4 +1,5 @@
-"""Files written beside their final place and renamed over it, readable as any new file is.
+"""Files written beside their final place and renamed over it, readable as any new file is;
+and what a file is (size, sha256, rows), as the stages' records and a release's manifest say.
 
 ``tempfile.mkstemp`` creates its file with mode 0600 whatever the umask, and a rename keeps
 the mode: a file moved into a shared data root or a release that way is unreadable to every
@@ -8,11 +9,15 @@ other user. Every temporary file here takes the mode the umask gives a new file 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+import pyarrow.parquet as pq
 
 
 def _umask() -> int:
@@ -56,3 +61,34 @@ def replacing(path: Path) -> Iterator[Path]:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def parquet_rows(path: Path) -> int:
+    return pq.ParquetFile(path).metadata.num_rows
+
+
+def entry(root: Path, path: Path) -> dict:
+    """``path`` relative to ``root`` (POSIX), its bytes, sha256 and, for Parquet, rows."""
+    item = {
+        "path": path.relative_to(root).as_posix(),
+        "bytes": path.stat().st_size,
+        "sha256": sha256(path),
+    }
+    if path.suffix == ".parquet":
+        item["rows"] = parquet_rows(path)
+    return item
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Indented UTF-8 JSON in the dict's own order (MIRAI's info files pair their keys with
+    embedding rows by order), with a final newline, renamed into place."""
+    with replacing(path) as tmp:
+        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -7,8 +7,9 @@ which object storage offers. Every file a stage writes is finished before it app
 :mod:`gdelt_forecast.parquet_io`), so pushing at file granularity leaves no half-written object in
 the bucket. ``warehouse.duckdb`` is built in the working copy from the bucket's Parquet and
 never pushed (:mod:`gdelt_forecast.warehouse.build` reads the silver Parquet straight from the
-bucket through DuckDB). Releases are not pushed either: :func:`publish` puts a finished one
-under a temporary prefix, copies it into place and writes ``LATEST`` last.
+bucket through DuckDB). Releases are not pushed either: :mod:`gdelt_forecast.release.publish`
+puts a finished one in the bucket whole. Only :mod:`gdelt_forecast.runner` (and the release's
+publishing) know whether a data root is a bucket; the stages see a local folder.
 
 The sync is ours (no library does a three-way sync against a record of the last one): each
 working copy keeps ``.sync/state.json``, the ETag, size and mtime of every file as last
@@ -23,12 +24,10 @@ import json
 import logging
 import os
 import threading
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
-from typing import Any, TypeVar
+from pathlib import Path
 
 from filelock import FileLock
 
@@ -36,7 +35,6 @@ from gdelt_forecast.config import Config
 from gdelt_forecast.errors import StageError
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 # Never pushed: scratch, local locks (*.lock), the local warehouse, releases (published
 # whole) and the sync state itself; names starting with "." are files still being written.
@@ -287,13 +285,17 @@ def staged(cfg: Config, reads: list[str]) -> Iterator[Config]:
                     _OPEN[copy.path] = (first, count - 1)
 
 
-def run(stage: Callable[..., T], cfg: Config, *args: Any, **kwargs: Any) -> T:
-    """``stage(cfg, *args, **kwargs)``, in the working copy of an s3:// data root with what
-    the stage reads (:mod:`gdelt_forecast.stage_reads`) pulled first."""
-    from gdelt_forecast.stage_reads import reads
-
-    with staged(cfg, reads(stage, cfg, *args) if cfg.remote else []) as local:
-        return stage(local, *args, **kwargs)
+def raw_files(cfg: Config, fetched) -> list[str]:
+    """The raw files a download task put in the working copy, relative to its root: their
+    paths name their keys, since the working copy's path is the same on every worker."""
+    root = local_root(cfg)
+    raw = [Path(f.path) for f in fetched if f.path]
+    if outside := [str(p) for p in raw if root not in p.parents]:
+        raise StorageError(
+            f"downloaded files outside {root} ({outside[0]}, ...): every "
+            "worker needs the same storage.local_dir"
+        )
+    return [p.relative_to(root).as_posix() for p in raw]
 
 
 def listed(cfg: Config, folder: str) -> list[str]:
@@ -319,40 +321,3 @@ def download(cfg: Config, url: str, dest: Path) -> Path:
         raise StorageError(f"nothing at {url}")
     store.fs.get([store.key(r) for r in files], [str(dest / r) for r in files])
     return dest
-
-
-def publish(copy: WorkingCopy, version: str, stays_latest: Callable[[str, str], bool]) -> str:
-    """Put the working copy's ``releases/<version>/`` in the bucket: uploaded under a
-    temporary prefix, copied into place (refused if the version is there already), then
-    ``releases/LATEST`` written last, so a reader going by LATEST never sees half a release.
-    LATEST keeps its version when ``stays_latest(current, version)`` says so ("" for
-    current when LATEST names no release there is)."""
-    from gdelt_forecast.locks import bucket_lock
-
-    store, folder = copy.bucket, copy.path / "releases" / version
-    staging = store.key(f"releases/.{version}.{uuid.uuid4().hex}.tmp")
-    final = store.key(f"releases/{version}")
-    files = sorted(p for p in folder.rglob("*") if p.is_file())
-    names = [PurePosixPath(*p.relative_to(folder).parts).as_posix() for p in files]
-    try:
-        store.fs.put([str(p) for p in files], [f"{staging}/{n}" for n in names])
-        with bucket_lock(store, "releases", copy.ttl_s):
-            if store.listing(f"releases/{version}"):
-                raise StorageError(
-                    f"release {version} exists at s3://{final}: releases are "
-                    "immutable, choose another --version"
-                )
-            store.fs.copy([f"{staging}/{n}" for n in names], [f"{final}/{n}" for n in names])
-            if not stays_latest(_latest(store), version):
-                store.fs.pipe_file(store.key("releases/LATEST"), f"{version}\n".encode())
-    finally:
-        if store.listing(staging.removeprefix(store.root + "/")):
-            store.fs.rm(staging, recursive=True)
-    return f"s3://{final}"
-
-
-def _latest(store: Bucket) -> str:
-    if not store.listing("releases/LATEST"):
-        return ""
-    current = store.fs.cat_file(store.key("releases/LATEST")).decode().strip()
-    return current if current and store.listing(f"releases/{current}") else ""

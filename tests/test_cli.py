@@ -126,7 +126,9 @@ def test_normalize_database_stats(real_day, capsys):
         (["evaluate", "--queries", "/nonexistent.parquet", "--predictions", "p.jsonl"], 1,
          "cannot read"),
         (["articles", "process", "--start-date", "2025-08-07", "--end-date", "2025-08-07"], 1,
-         "no warehouse at"),
+         "no silver events for 2025-08-07..2025-08-07"),
+        (["articles", "fetch", "--start-date", "2025-08-07", "--end-date", "2025-08-07"], 1,
+         "run `gdelt-forecast normalize` first"),
     ],
 )  # fmt: skip
 def test_later_stages_fail_in_one_line(tmp_path, args, code, message):

@@ -1,26 +1,38 @@
-"""Which pages the article stage works on: the source URLs of the days' quads."""
+"""Which pages the article stage works on: the source URLs of the days' quads, read from
+the days' silver events (what the warehouse's ``quad_urls`` is made of), so that the article
+stage runs between ``normalize`` and the one ``database`` build of a month."""
 
 from __future__ import annotations
 
 import logging
 from datetime import date
 
+from gdelt_forecast import dates, duck
 from gdelt_forecast.config import Config
-from gdelt_forecast.warehouse.build import open_read_only
+from gdelt_forecast.data_root import DataRoot, silver
+from gdelt_forecast.errors import StageError
 
 log = logging.getLogger(__name__)
 
 
 def urls_for_days(cfg: Config, first: date, last: date) -> dict[str, date]:
     """Each source URL of the quads of [first, last], with the earliest day it is a source
-    on (a URL belongs to that day's article outputs)."""
-    with open_read_only(cfg) as con:
-        rows = con.execute(
-            "SELECT url, min(date) FROM quad_urls WHERE date BETWEEN ? AND ? GROUP BY url "
-            "ORDER BY url",
-            [first, last],
-        ).fetchall()
-    return dict(rows)
+    on (a URL belongs to that day's article outputs). Days without silver events have none;
+    a range without any is refused."""
+    root = DataRoot(cfg.data_root)
+    parts = [
+        path
+        for day in dates.days(first, last)
+        if (path := root.path(silver("events", day)) / "part-0.parquet").exists()
+    ]
+    if not parts:
+        raise StageError(
+            f"no silver events for {first}..{last} under {cfg.data_root / 'silver'}: "
+            "run `gdelt-forecast normalize` first"
+        )
+    with duck.connect(cfg) as con:
+        rows = duck.records(con, "articles/urls.sql", parts=[str(p) for p in parts])
+    return {r["url"]: r["date"] for r in rows}
 
 
 def fetch_days(cfg: Config, first: date, last: date):

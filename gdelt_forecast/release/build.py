@@ -2,23 +2,32 @@
 
 ``<data_root>/releases/<version>/`` holds the warehouse's tables from the history start
 (``release.history_start``, else the 1st of January of the month's year) through the
-month's last day, the month's test set and its complex events with their timelines (built
-afresh from the same warehouse, so they always agree), MIRAI's ``data/`` folder,
-statistics and plots, the dataset card,
-Croissant metadata and ``manifest.json``. It is written into a hidden folder beside its
-final place and renamed into place; an existing version is never touched.
-``releases/LATEST`` names the newest version. Everything but the manifest's ``created``
-is a function of the inputs, config and code, so a rebuild gives the same bytes.
+month's last day; the month's test set, timelines and tasks as their stages built them,
+MIRAI's ``data/`` folder, statistics and plots, the dataset card, Croissant metadata and
+``manifest.json``.
+
+The release packages, it does not rebuild: it reads the records of the month's stages
+(:mod:`gdelt_forecast.stage_record`), refuses with one line naming the stage to run again
+when one is missing or stale (its inputs changed since it ran, or it was built for another
+history window or config), and copies the files they list, checking each one's sha256 on
+the way. Then three steps: package (:func:`_package`), score the baselines
+(:func:`_score`), seal (:func:`_seal`: statistics, card, Croissant, manifest). It is written
+into a hidden folder beside its final place and renamed into place; an existing version is
+never touched. ``releases/LATEST`` names the newest version. Everything but the manifest's
+``created`` is a function of the inputs, config and code, so a rebuild gives the same bytes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
 import shutil
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -27,30 +36,29 @@ import duckdb
 import pyarrow.parquet as pq
 from filelock import FileLock
 
-from gdelt_forecast import duck
+from gdelt_forecast import dates, duck, stage_record
 from gdelt_forecast.baselines import METHODS as BASELINES
 from gdelt_forecast.baselines import SPLITS as BASELINE_SPLITS
 from gdelt_forecast.baselines import run_baselines
 from gdelt_forecast.config import Config
-from gdelt_forecast.dates import month_range
+from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.errors import StageError
-from gdelt_forecast.files import temporary_folder
-from gdelt_forecast.locks import month_lock
-from gdelt_forecast.objectstore import publish, where, working_copy_of
+from gdelt_forecast.files import entry, parquet_rows, replacing, temporary_folder, write_json
+from gdelt_forecast.objectstore import where, working_copy_of
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.reference import tables as reference
 from gdelt_forecast.release import card, croissant, export, manifest, mirai_info, quality, stats
 from gdelt_forecast.release.layout import TABLES
 from gdelt_forecast.release.news_terms import write_news_terms
+from gdelt_forecast.release.publish import publish
 from gdelt_forecast.release.tkg import write_tkg
+from gdelt_forecast.stages import STAGES
 from gdelt_forecast.summary import StageSummary
-from gdelt_forecast.tasks.build import build_tasks
 from gdelt_forecast.tasks.cut import SPLITS
 from gdelt_forecast.testset import mirai_compat
-from gdelt_forecast.testset.build import build_testset
 from gdelt_forecast.testset.evaluate import LEVELS
-from gdelt_forecast.timelines.build import build_timelines
-from gdelt_forecast.warehouse.build import open_read_only
+from gdelt_forecast.version import code_version
+from gdelt_forecast.warehouse import build as warehouse
 
 log = logging.getLogger(__name__)
 VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -59,6 +67,13 @@ ROWS_PER_FILE = 5_000_000  # files of a few hundred MB: easy to download, few pe
 # Texts in small row groups: reading one article (browse_news_article) or one day's decompresses
 # a few MB, not the month's texts.
 ROW_GROUPS = {"news": 1_000}
+# The month's stages a release packages, and where their files go in it: (prefix in the
+# stage's folder, prefix in the release), the first that matches.
+PLACES = {
+    "testset": (("mirai_compat/", "mirai/MIRAI/"), ("", "testset/")),
+    "timelines": (("", "timelines/"),),
+    "tasks": (("", "tasks/"),),
+}
 
 
 class ReleaseError(StageError):
@@ -75,6 +90,7 @@ class Summary(StageSummary):
     rows: dict[str, int] = field(default_factory=dict)
     files: int = 0
     bytes: int = 0
+    phases: dict[str, float] = field(default_factory=dict)  # step -> seconds
     seconds: float = 0.0
 
     def line(self) -> str:
@@ -89,15 +105,42 @@ class Summary(StageSummary):
 
 
 def releases_dir(cfg: Config) -> Path:
-    return cfg.data_root / "releases"
+    return DataRoot(cfg.data_root).releases
 
 
-def history(cfg: Config, month: str, start: date | None = None) -> tuple[date, date]:
-    first, last = month_range(month)
-    start = start or cfg.release.history_start or first.replace(month=1)
-    if start > first:
-        raise ReleaseError(f"history start {start} is after the test month's first day {first}")
-    return start, last
+def current_records(cfg: Config, month: str, history_start: date | None = None) -> dict:
+    """The records of the month's stages, each checked against what this release asks for
+    now; a ReleaseError of one line naming the stage to run again when one is missing or
+    stale, or when the warehouse itself is older than its sources."""
+    root = DataRoot(cfg.data_root)
+    built = warehouse.built_from(root)
+    if built is None:
+        raise ReleaseError(
+            f"no warehouse at {root.warehouse}, or one that does not record its sources: run "
+            "`gdelt-forecast database`"
+        )
+    if built != warehouse.sources(cfg):
+        raise ReleaseError(
+            f"the warehouse at {root.warehouse} was built from other silver events or "
+            "documents than there are now: run `gdelt-forecast database`, then the month's stages"
+        )
+    found = {}
+    for name in PLACES:
+        stage = STAGES[name]
+        record = stage_record.read(root.month(name, month))
+        why = stage_record.stale(
+            record,
+            params={"month": month, **stage.params(cfg, month, history_start=history_start)},
+            config=stage.config(cfg),
+            inputs=stage.inputs(root, month),
+        )
+        if why:
+            raise ReleaseError(
+                f"{name} {month} at {root.month(name, month)} is not current: {why}; run "
+                f"`gdelt-forecast {name} --month {month}` again"
+            )
+        found[name] = record
+    return found
 
 
 def next_version(root: Path, month: str) -> str:
@@ -117,32 +160,39 @@ def build_release(
     cfg: Config, month: str, version: str | None = None, history_start: date | None = None
 ) -> Summary:
     t0 = time.monotonic()
-    start, last = history(cfg, month, history_start)
+    try:
+        start, last = dates.history(month, history_start or cfg.release.history_start)
+    except dates.MonthError as exc:
+        raise ReleaseError(str(exc)) from None
+    records = current_records(cfg, month, history_start)
     root = releases_dir(cfg)
     root.mkdir(parents=True, exist_ok=True)
-    with month_lock(cfg, "release", month):
+    with FileLock(root / ".lock"):
+        version = version or next_version(root, month)
+        if not VERSION.fullmatch(version):
+            raise ReleaseError(f"version {version!r}: use letters, digits, '.', '-', '_'")
+        dest = root / version
+        if dest.exists():
+            raise ReleaseError(
+                f"release {version} exists at {dest}: releases are "
+                "immutable, choose another --version"
+            )
+    # Unique, so two builds that ask for one name never share a folder; the loser of
+    # the rename below is refused.
+    tmp = temporary_folder(root, prefix=f".{version}.")
+    phases: dict[str, float] = {}
+    try:
+        meta = _package(cfg, month, version, (start, last), records, tmp, phases)
+        with _timed(phases, "baselines"):
+            meta["baselines"] = _score(cfg, tmp)
+        rows = _seal(meta, tmp, phases)
         with FileLock(root / ".lock"):
-            version = version or next_version(root, month)
-            if not VERSION.fullmatch(version):
-                raise ReleaseError(f"version {version!r}: use letters, digits, '.', '-', '_'")
-            dest = root / version
             if dest.exists():
-                raise ReleaseError(
-                    f"release {version} exists at {dest}: releases are "
-                    "immutable, choose another --version"
-                )
-        # Unique, so two builds that ask for one name never share a folder; the loser of
-        # the rename below is refused.
-        tmp = temporary_folder(root, prefix=f".{version}.")
-        try:
-            rows = _write(cfg, month, version, start, last, tmp)
-            with FileLock(root / ".lock"):
-                if dest.exists():
-                    raise ReleaseError(f"release {version} appeared at {dest} meanwhile")
-                os.rename(tmp, dest)
-                _update_latest(root, version)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+                raise ReleaseError(f"release {version} appeared at {dest} meanwhile")
+            os.rename(tmp, dest)
+            _update_latest(root, version)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     files = [p for p in dest.rglob("*") if p.is_file()]
     copy = working_copy_of(cfg.data_root)
     path = publish(copy[0], version, _stays_latest) if copy else str(dest)
@@ -155,16 +205,33 @@ def build_release(
         rows=rows,
         files=len(files),
         bytes=sum(p.stat().st_size for p in files),
+        phases=phases,
         seconds=time.monotonic() - t0,
     )
 
 
-def _write(
-    cfg: Config, month: str, version: str, start: date, last: date, out: Path
-) -> dict[str, int]:
-    """Everything of the release into ``out``; the row count of each table."""
-    window = {"first_date": start, "last_date": last}
-    with open_read_only(cfg) as con:
+@contextmanager
+def _timed(phases: dict[str, float], name: str) -> Iterator[None]:
+    t0 = time.monotonic()
+    try:
+        yield
+    finally:
+        phases[name] = phases.get(name, 0.0) + time.monotonic() - t0
+
+
+def _package(
+    cfg: Config,
+    month: str,
+    version: str,
+    window: tuple[date, date],
+    records: dict[str, dict],
+    out: Path,
+    phases: dict[str, float],
+) -> dict:
+    """The release's data into ``out``: the warehouse's tables of the window, the month's
+    stages' files, MIRAI's folders, ``tkg/``; what the manifest says of them."""
+    start, last = window
+    with _timed(phases, "table exports"), warehouse.open_read_only(cfg) as con:
         con.execute(f"SET memory_limit = '{cfg.release.memory_limit}'")  # validated pattern
         for name in DATABASE:
             log.info("release %s: %s", version, name)
@@ -174,30 +241,97 @@ def _write(
                 out / name,
                 ROWS_PER_FILE,
                 ROW_GROUPS.get(name, export.ROW_GROUP),
-                **window,
+                first_date=start,
+                last_date=last,
             )
         log.info("release %s: MIRAI's data_kg.csv and data_news.csv", version)
         mirai_compat.write_database(con, out / "mirai" / "MIRAI", start, last)
-    log.info("release %s: news_terms/ (the articles' terms, for BM25 search)", version)
-    write_news_terms(out, ROWS_PER_FILE)
+    with _timed(phases, "news_terms"):
+        log.info("release %s: news_terms/ (the articles' terms, for BM25 search)", version)
+        write_news_terms(out, ROWS_PER_FILE)
     write_parquet(reference.relations(), out / "reference" / "relations.parquet")
     write_parquet(reference.countries(), out / "reference" / "countries.parquet")
     slots = _gdelt_slots(cfg, start, last, out / "gdelt" / "slots.parquet")
-    log.info("release %s: tkg/ quadruple files", version)
-    tkg = write_tkg(out, start, month_range(month)[0], cfg.release.tkg_valid_days)
-    log.info("release %s: test set", version)
-    testset = build_testset(cfg, month, out / "testset", out / "mirai" / "MIRAI")
-    log.info("release %s: complex events and timelines", version)
-    timelines = build_timelines(cfg, month, out / "timelines", floor=start)
-    log.info("release %s: tasks", version)
-    tasks = build_tasks(cfg, month, out / "timelines", out / "tasks", by_split=True)
-    log.info("release %s: MIRAI's info folder (embeddings)", version)
-    embeddings = mirai_info.write_info(cfg, out / "mirai" / "info")
-    log.info("release %s: baselines", version)
+    with _timed(phases, "tkg files"):
+        log.info("release %s: tkg/ quadruple files", version)
+        tkg = write_tkg(out, start, dates.month_range(month)[0], cfg.release.tkg_valid_days)
+    with _timed(phases, "stages' files"):
+        for name, record in records.items():
+            log.info("release %s: %s (%d files)", version, name, len(record["files"]))
+            _copy_stage(DataRoot(cfg.data_root).month(name, month), record, out, PLACES[name])
+    with _timed(phases, "embeddings/info"):
+        log.info("release %s: MIRAI's info folder (embeddings)", version)
+        embeddings = mirai_info.write_info(cfg, out / "mirai" / "info")
+    summary = {name: record["summary"] for name, record in records.items()}
+    tasks = summary["tasks"]
+    return {
+        "name": cfg.release.name,
+        "version": version,
+        "month": month,
+        "history": {"start": start.isoformat(), "end": last.isoformat()},
+        "license": cfg.release.license,
+        "code_version": code_version(),
+        "config": {**cfg.model_dump(mode="json"), "data_root": where(cfg.data_root)},
+        "stages": {
+            name: {k: record[k] for k in ("params", "config_sha256", "inputs", "code_version")}
+            for name, record in records.items()
+        },
+        "gdelt": slots,
+        "embeddings": embeddings,
+        "tkg": tkg,
+        "testset": {k: summary["testset"][k] for k in ("queries", "rows", "subset", "horizons")},
+        "timelines": {
+            k: summary["timelines"][k]
+            for k in ("method", "complex_events", "atomic_events", "dropped")
+        },
+        "tasks": {
+            "method": tasks["method"],
+            "cuts": tasks["cuts"],
+            "records": tasks["records"],
+            "splits": {s: tasks["splits"].get(s, 0) for s in SPLITS},
+            "negatives_discarded": tasks["negatives_discarded"],
+            "kept_extractive": tasks["kept_extractive"],
+            "soundness": tasks["soundness"],
+        },
+    }
+
+
+def _copy_stage(folder: Path, record: dict, out: Path, places: tuple) -> None:
+    """Copy the files ``record`` lists from ``folder`` into the release, each at its place;
+    the copy's sha256 must be the record's (a file changed since the stage ran is refused)."""
+    for item in record["files"]:
+        rel = item["path"]
+        prefix, place = next((p, to) for p, to in places if rel.startswith(p))
+        dest = out / (place + rel.removeprefix(prefix))
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        source = folder / rel
+        if not source.exists():
+            raise ReleaseError(f"{source} is gone since its stage ran: run the stage again")
+        digest = hashlib.sha256()
+        with source.open("rb") as src, replacing(dest) as tmp, tmp.open("wb") as dst:
+            while chunk := src.read(1 << 20):
+                digest.update(chunk)
+                dst.write(chunk)
+        if digest.hexdigest() != item["sha256"]:
+            dest.unlink(missing_ok=True)
+            raise ReleaseError(
+                f"{source} changed since its stage ran (sha256 differs from its record): "
+                f"run `gdelt-forecast {record['stage']} --month {record['partition']}` again"
+            )
+
+
+def _score(cfg: Config, out: Path) -> dict:
+    """The baselines' scores on the packaged release (through its own agent environment)."""
+    log.info("release: baselines")
     scored = run_baselines(cfg, out, BASELINES, list(BASELINE_SPLITS))
-    baselines = {m: {s: _figures(scored[m, s]) for s in BASELINE_SPLITS} for m in BASELINES}
+    return {m: {s: _figures(scored[m, s]) for s in BASELINE_SPLITS} for m in BASELINES}
+
+
+def _seal(meta: dict, out: Path, phases: dict[str, float]) -> dict[str, int]:
+    """Statistics, ``quality.json``, the card, Croissant and the manifest; the row count of
+    each table."""
     schemas = _schemas(out)
-    with duckdb.connect() as con:
+    with _timed(phases, "stats"), duckdb.connect() as con:
         for name in (*DATABASE, "relations", "countries", "complex_events", "timelines"):
             glob = next(t.glob for t in TABLES if t.name == name)
             con.execute(
@@ -207,97 +341,64 @@ def _write(
             f"CREATE VIEW tasks AS SELECT * FROM read_parquet("
             f"{duck.literal(out / 'tasks' / '*' / '*.parquet')})"
         )
-        headline = stats.write_stats(con, out, cfg.release.top_pairs)
+        headline = stats.write_stats(con, out, meta["config"]["release"]["top_pairs"])
+    meta["funnel"] = headline["funnel"]
     rows = {
-        name: sum(manifest.parquet_rows(p) for p in sorted(out.glob(t.glob)))
+        name: sum(parquet_rows(p) for p in sorted(out.glob(t.glob)))
         for t in TABLES
         if (name := t.name) in schemas
     }
-    meta = {
-        "name": cfg.release.name,
-        "version": version,
-        "month": month,
-        "history": {"start": start.isoformat(), "end": last.isoformat()},
-        "license": cfg.release.license,
-        "code_version": manifest.code_version(),
-        "config": {**cfg.model_dump(mode="json"), "data_root": where(cfg.data_root)},
-        "gdelt": slots,
-        "funnel": headline["funnel"],
-        "embeddings": embeddings,
-        "baselines": baselines,
-        "tkg": tkg,
-        "testset": {
-            "queries": testset.queries,
-            "rows": testset.rows,
-            "subset": testset.subset,
-            "horizons": testset.horizons,
-        },
-        "timelines": {
-            "method": timelines.method,
-            "complex_events": timelines.complex_events,
-            "atomic_events": timelines.atomic_events,
-            "dropped": dict(timelines.dropped),
-        },
-        "tasks": {
-            "method": tasks.method,
-            "cuts": tasks.cuts,
-            "records": tasks.records,
-            "splits": {s: tasks.splits.get(s, 0) for s in SPLITS},
-            "negatives_discarded": dict(tasks.negatives_discarded),
-            "kept_extractive": tasks.kept_extractive,
-            "soundness": tasks.soundness,
-        },
-    }
     meta["quality"] = quality.quality(out / "tasks", meta["timelines"], meta["tasks"])
-    manifest.write_json(out / "stats" / "quality.json", meta["quality"])
-    (out / "README.md").write_text(card.render(meta, schemas, rows, headline), encoding="utf-8")
-    files = manifest.entries(out)
-    manifest.write_json(
-        out / "croissant.json",
-        croissant.croissant(
-            out,
+    write_json(out / "stats" / "quality.json", meta["quality"])
+    with _timed(phases, "card, croissant, manifest"):
+        (out / "README.md").write_text(card.render(meta, schemas, rows, headline), encoding="utf-8")
+        files = manifest.entries(out)
+        write_json(
+            out / "croissant.json",
+            croissant.croissant(
+                out,
+                {
+                    "name": meta["name"],
+                    "version": meta["version"],
+                    "license": meta["license"],
+                    "description": f"{meta['name']} {meta['version']}: MIRAI-style relation "
+                    f"queries for {meta['month']} and the GDELT event database and news "
+                    f"corpus from {meta['history']['start']} to {meta['history']['end']}.",
+                    "citation": card.MIRAI_BIBTEX,
+                    "url": None,
+                    "date_published": None,
+                    "creator": "gdelt-forecast",
+                },
+                files,
+            ),
+        )
+        files = sorted([*files, entry(out, out / "croissant.json")], key=lambda f: f["path"])
+        created = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+        keys = (
+            "code_version",
+            "month",
+            "history",
+            "config",
+            "stages",
+            "gdelt",
+            "funnel",
+            "embeddings",
+            "baselines",
+            "tkg",
+            "testset",
+            "timelines",
+            "tasks",
+        )
+        write_json(
+            out / manifest.MANIFEST,
             {
-                "name": cfg.release.name,
-                "version": version,
-                "license": cfg.release.license,
-                "description": f"{cfg.release.name} {version}: MIRAI-style relation queries for "
-                f"{month} and the GDELT event database and news corpus from {start} to {last}.",
-                "citation": card.MIRAI_BIBTEX,
-                "url": None,
-                "date_published": None,
-                "creator": "gdelt-forecast",
+                "name": meta["name"],
+                "version": meta["version"],
+                "created": created,
+                **{k: meta[k] for k in keys},
+                "files": files,
             },
-            files,
-        ),
-    )
-    files = sorted([*files, manifest.entry(out, out / "croissant.json")], key=lambda f: f["path"])
-    created = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    manifest.write_json(
-        out / manifest.MANIFEST,
-        {
-            "name": meta["name"],
-            "version": version,
-            "created": created,
-            **{
-                k: meta[k]
-                for k in (
-                    "code_version",
-                    "month",
-                    "history",
-                    "config",
-                    "gdelt",
-                    "funnel",
-                    "embeddings",
-                    "baselines",
-                    "tkg",
-                    "testset",
-                    "timelines",
-                    "tasks",
-                )
-            },
-            "files": files,
-        },
-    )
+        )
     return rows
 
 

@@ -18,8 +18,8 @@ import numpy as np
 
 from gdelt_forecast.config import Config
 from gdelt_forecast.embeddings import embed, model_name
+from gdelt_forecast.files import write_json
 from gdelt_forecast.reference import tables
-from gdelt_forecast.release.manifest import write_json
 
 
 def code2relation() -> dict[str, dict[str, str]]:

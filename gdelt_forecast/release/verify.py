@@ -28,9 +28,10 @@ import pyarrow.parquet as pq
 
 from gdelt_forecast import duck
 from gdelt_forecast.dates import month_range
+from gdelt_forecast.files import parquet_rows, sha256
 from gdelt_forecast.release import card
 from gdelt_forecast.release.layout import TABLES
-from gdelt_forecast.release.manifest import MANIFEST, on_disk, parquet_rows, sha256
+from gdelt_forecast.release.manifest import MANIFEST, on_disk
 from gdelt_forecast.tasks import leakage
 from gdelt_forecast.timelines import sound
 

@@ -4,8 +4,8 @@ Reads ``timelines/<month>/`` (complex events and their atomic events), cuts each
 (:mod:`gdelt_forecast.tasks.cut`: soundness rule 1, provenance), builds the records of every cut
 (:mod:`gdelt_forecast.tasks.records`), drops those that break rules 4 and 5
 (:mod:`gdelt_forecast.tasks.leakage`), spreads the multiple-choice answers evenly over A-D and
-writes ``<data_root>/tasks/<month>/<TASK>.parquet``, one file per task, replaced whole on
-every run; the summary counts what each rule removed. The generated parts follow
+writes ``<data_root>/tasks/<month>/<TASK>/<split>.parquet`` (the release's layout), replaced
+whole on every run; the summary counts what each rule removed. The generated parts follow
 ``timelines.method``: ``extractive`` rules, or the LLM.
 """
 
@@ -20,10 +20,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.dates import month_range
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm import summarize, write_calls
-from gdelt_forecast.locks import month_lock
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.reference import tables
 from gdelt_forecast.summary import StageSummary
@@ -70,82 +70,69 @@ class Summary(StageSummary):
         )
 
 
-def build_tasks(
-    cfg: Config,
-    month: str,
-    timelines: Path | None = None,
-    out: Path | None = None,
-    by_split: bool = False,
-) -> Summary:
-    """From ``timelines`` (default ``<data_root>/timelines/<month>``) into ``out`` (default
-    ``<data_root>/tasks/<month>``): ``<TASK>.parquet``, or with ``by_split`` (a release's
-    layout) ``<TASK>/<split>.parquet`` for every split, empty ones too."""
+def build_tasks(cfg: Config, month: str, out: Path) -> Summary:
+    """From ``<data_root>/timelines/<month>`` into ``out`` (``<data_root>/tasks/<month>``
+    when :mod:`gdelt_forecast.runner` runs it): ``<TASK>/<split>.parquet`` for every task
+    and split, empty ones too."""
     t0 = time.monotonic()
-    timelines = timelines or cfg.data_root / "timelines" / month
-    out = out or cfg.data_root / "tasks" / month
+    timelines = DataRoot(cfg.data_root).month("timelines", month)
     summary = Summary(month=month, method=cfg.timelines.method)
     summary.negatives_discarded["extractive"] = 0
     provenance = Counter(background_events=0, cut_days=0)
     in_context = Counter(negatives=0, records=0)
-    with month_lock(cfg, "tasks", month):
-        atoms, countries = _read(timelines, month)
-        pools = extractive.Pools(atoms, countries, *_reference_names())
-        first, _ = month_range(month)
-        rows: list[dict] = []
-        skipped: Counter = Counter()
-        seed = cfg.tasks.seed
-        for ce in sorted(atoms):
-            found, lost = cuts(ce, atoms[ce], cfg.tasks)
-            provenance["cut_days"] += lost
-            summary.uncut += not found
-            summary.cuts += len(found)
-            for cut in found:
-                summary.left_out += cut.left_out
-                provenance["background_events"] += cut.withheld
-                split = split_of(cut.cut_date, first, cfg.tasks)
-                mcnc, turned_down = records.mcnc(cut, split, seed, pools)
-                summary.negatives_discarded["extractive"] += turned_down["discarded"]
-                in_context["negatives"] += turned_down["near-duplicate"]
-                made = [
-                    records.stf(cut, split, seed),
-                    records.ltf(cut, split),
-                    records.aqa(cut, split, seed),
-                    records.mcac(cut, split, seed, pools),
-                    mcnc,
-                ]
-                rows += [r for r in made if r is not None]
-                skipped.update(_missing(made))
-        if cfg.timelines.method == "llm":
-            sent = time.monotonic()
-            rows, calls, kept, turned_down = generated.written(cfg, rows, pools)
-            write_calls(out / "llm_calls.parquet", calls)
-            calls_summary = summarize(calls, time.monotonic() - sent)
-            summary.llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
-            summary.kept_extractive = dict(kept)
-            summary.negatives_discarded["llm"] = turned_down["discarded"]
+    atoms, countries = _read(timelines, month)
+    pools = extractive.Pools(atoms, countries, *_reference_names())
+    first, _ = month_range(month)
+    rows: list[dict] = []
+    skipped: Counter = Counter()
+    seed = cfg.tasks.seed
+    for ce in sorted(atoms):
+        found, lost = cuts(ce, atoms[ce], cfg.tasks)
+        provenance["cut_days"] += lost
+        summary.uncut += not found
+        summary.cuts += len(found)
+        for cut in found:
+            summary.left_out += cut.left_out
+            provenance["background_events"] += cut.withheld
+            split = split_of(cut.cut_date, first, cfg.tasks)
+            mcnc, turned_down = records.mcnc(cut, split, seed, pools)
+            summary.negatives_discarded["extractive"] += turned_down["discarded"]
             in_context["negatives"] += turned_down["near-duplicate"]
-        else:
-            (out / "llm_calls.parquet").unlink(missing_ok=True)  # no log of an earlier llm run
-        for row in rows:  # the cut puts every event on its side: a failure is a bug, not data
-            if why := leakage.dated_wrong(row) or leakage.unsourced(row):
-                raise StageError(f"tasks: {row['id']}: {why}")
-        story = {ce: [a["text"] for a in story] for ce, story in atoms.items()}
-        made = len(rows)
-        rows = [r for r in rows if not leakage.answer_in_context(r, story[r["complex_event_id"]])]
-        in_context["records"] = made - len(rows)
-        leaks = leakage.leaked(rows)
-        rows = records.balance([r for r in rows if r["id"] not in leaks], seed)
-        rows += [records.vqa(r, seed) for r in rows if r["task"] == "MCNC"]
-        for task in TASKS:
-            mine = [r for r in rows if r["task"] == task]
-            if not by_split:
-                write_parquet(pa.Table.from_pylist(mine, records.SCHEMA), out / f"{task}.parquet")
-                continue
-            for split in SPLITS:
-                part = [r for r in mine if r["split"] == split]
-                write_parquet(
-                    pa.Table.from_pylist(part, records.SCHEMA), out / task / f"{split}.parquet"
-                )
+            made = [
+                records.stf(cut, split, seed),
+                records.ltf(cut, split),
+                records.aqa(cut, split, seed),
+                records.mcac(cut, split, seed, pools),
+                mcnc,
+            ]
+            rows += [r for r in made if r is not None]
+            skipped.update(_missing(made))
+    if cfg.timelines.method == "llm":
+        sent = time.monotonic()
+        rows, calls, kept, turned_down = generated.written(cfg, rows, pools)
+        write_calls(out / "llm_calls.parquet", calls)
+        calls_summary = summarize(calls, time.monotonic() - sent)
+        summary.llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
+        summary.kept_extractive = dict(kept)
+        summary.negatives_discarded["llm"] = turned_down["discarded"]
+        in_context["negatives"] += turned_down["near-duplicate"]
+    for row in rows:  # the cut puts every event on its side: a failure is a bug, not data
+        if why := leakage.dated_wrong(row) or leakage.unsourced(row):
+            raise StageError(f"tasks: {row['id']}: {why}")
+    story = {ce: [a["text"] for a in story] for ce, story in atoms.items()}
+    made = len(rows)
+    rows = [r for r in rows if not leakage.answer_in_context(r, story[r["complex_event_id"]])]
+    in_context["records"] = made - len(rows)
+    leaks = leakage.leaked(rows)
+    rows = records.balance([r for r in rows if r["id"] not in leaks], seed)
+    rows += [records.vqa(r, seed) for r in rows if r["task"] == "MCNC"]
+    for task in TASKS:
+        mine = [r for r in rows if r["task"] == task]
+        for split in SPLITS:
+            part = [r for r in mine if r["split"] == split]
+            write_parquet(
+                pa.Table.from_pylist(part, records.SCHEMA), out / task / f"{split}.parquet"
+            )
     summary.timelines = len(atoms)
     summary.records = {t: sum(r["task"] == t for r in rows) for t in TASKS}
     summary.splits = dict(Counter(r["split"] for r in rows))

@@ -6,7 +6,8 @@ daily mentions and ``testset.min_documents`` kept documents), one query (t, s, ?
 MIRAI query prompt, the answer as a list and as a dict grouped by first-level code, and the
 balanced subset. Writes ``testset/<month>/queries.parquet``, ``subset.parquet``,
 ``balance.json`` (what the subset achieved against the full set) and MIRAI's
-``relation_query.csv`` files (``mirai_compat/``); the release adds MIRAI's database files.
+``relation_query.csv`` files (``mirai_compat/``, the release's ``mirai/MIRAI/``, where it
+adds MIRAI's database files).
 A month without queries is an error, never an empty test set.
 """
 
@@ -24,7 +25,6 @@ from gdelt_forecast import duck
 from gdelt_forecast.config import Config
 from gdelt_forecast.dates import month_range
 from gdelt_forecast.errors import StageError
-from gdelt_forecast.locks import month_lock
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.testset import mirai_compat
@@ -135,17 +135,9 @@ def check_leakage(rows: list[dict]) -> None:
         raise TestsetError(f"{len(leaks)} queries see past their cutoff: {leaks[:5]}")
 
 
-def build_testset(
-    cfg: Config, month: str, out: Path | None = None, compat: Path | None = None
-) -> Summary:
-    """Into ``out`` (default ``<data_root>/testset/<month>``), MIRAI's query files into
-    ``compat`` (default ``out/mirai_compat``). Two builds of one month take turns."""
-    month_range(month)  # a bad month is refused before it names a lock file
-    with month_lock(cfg, "testset", month):
-        return _build(cfg, month, out, compat)
-
-
-def _build(cfg: Config, month: str, out: Path | None, compat: Path | None) -> Summary:
+def build_testset(cfg: Config, month: str, out: Path) -> Summary:
+    """Into ``out`` (``<data_root>/testset/<month>`` when :mod:`gdelt_forecast.runner` runs
+    it), MIRAI's query files into ``out/mirai_compat``."""
     t0 = time.monotonic()
     ts = cfg.testset
     first, last = month_range(month)
@@ -156,8 +148,7 @@ def _build(cfg: Config, month: str, out: Path | None, compat: Path | None) -> Su
         "min_documents": ts.min_documents,
         "answer_source": ts.answer_source,
     }
-    out = out or cfg.data_root / "testset" / month
-    compat = compat or out / "mirai_compat"
+    compat = out / "mirai_compat"
     with open_read_only(cfg) as con:
         duck.run(con, "testset/candidates.sql", "CREATE TEMP TABLE candidates AS", **params)
         candidates = con.execute("SELECT count(*) FROM candidates").fetchone()[0]

@@ -25,7 +25,6 @@ from gdelt_forecast.config import Config
 from gdelt_forecast.dates import month_range
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm import summarize, write_calls
-from gdelt_forecast.locks import month_lock
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.progress import progress
 from gdelt_forecast.summary import StageSummary
@@ -92,68 +91,63 @@ class Summary(StageSummary):
         )
 
 
-def build_timelines(
-    cfg: Config, month: str, out: Path | None = None, floor: date | None = None
-) -> Summary:
-    """Into ``out`` (default ``<data_root>/timelines/<month>``), from documents dated on or
-    after ``floor`` too (a release's history start: its complex events cite only its news)."""
+def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> Summary:
+    """Into ``out`` (``<data_root>/timelines/<month>`` when :mod:`gdelt_forecast.runner` runs
+    it), from documents dated on or after ``history_start`` too (the release's: its complex
+    events cite only its news)."""
     t0 = time.monotonic()
     first, last = month_range(month)
-    since = max(first - timedelta(days=cfg.timelines.history_days), floor or date.min)
-    with month_lock(cfg, "timelines", month):
-        with open_read_only(cfg) as con:
-            docs = duck.records(
-                con,
-                "timelines/documents.sql",
-                first_date=since,
-                last_date=last,
-                lead_chars=cfg.timelines.lead_chars,
-                article_chars=cfg.timelines.article_chars,
-            )
-        if not any(d["date"] >= first for d in docs):
-            raise TimelinesError(
-                f"no kept documents dated in {month} in the warehouse at {warehouse_path(cfg)}: "
-                "run `articles` and `database` first"
-            )
-        events = group(docs, first, cfg.timelines)
-        out = out or cfg.data_root / "timelines" / month
-        llm: dict = {}
-        if cfg.timelines.method == "llm":
-            sent = time.monotonic()
-            by_event, calls = written.timelines(cfg, events)
-            write_calls(out / "llm_calls.parquet", calls)
-            calls_summary = summarize(calls, time.monotonic() - sent)
-            llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
-            stamp = (written.METHOD, cfg.llm.model, written.PROMPT_VERSION)
-        else:
-            shown = progress(events, len(events), f"timelines {month}")
-            by_event = {e.complex_event_id: extractive.timeline(e) for e in shown}
-            stamp = (extractive.METHOD, None, extractive.PROMPT_VERSION)
-            # A re-run replaces the month's output: no call log of an earlier llm run stays.
-            (out / "llm_calls.parquet").unlink(missing_ok=True)
-        dropped: Counter = Counter(dict.fromkeys(sound.RULES, 0))
-        atoms = [
-            {
-                "complex_event_id": event.complex_event_id,
-                "seq": seq,
-                **atom,
-                **dict(zip(("method", "model", "prompt_version"), stamp, strict=True)),
-            }
-            for event in events
-            for seq, atom in enumerate(
-                sound.sound(
-                    by_event[event.complex_event_id],
-                    {d["doc_id"]: d["date"] for d in event.documents},
-                    dropped,
-                ),
-                1,
-            )
-        ]
-        write_parquet(
-            pa.Table.from_pylist([_row(e, month) for e in events], COMPLEX_EVENTS),
-            out / "complex_events.parquet",
+    since = max(first - timedelta(days=cfg.timelines.history_days), history_start)
+    with open_read_only(cfg) as con:
+        docs = duck.records(
+            con,
+            "timelines/documents.sql",
+            first_date=since,
+            last_date=last,
+            lead_chars=cfg.timelines.lead_chars,
+            article_chars=cfg.timelines.article_chars,
         )
-        write_parquet(pa.Table.from_pylist(atoms, TIMELINES), out / "timelines.parquet")
+    if not any(d["date"] >= first for d in docs):
+        raise TimelinesError(
+            f"no kept documents dated in {month} in the warehouse at {warehouse_path(cfg)}: "
+            "run `articles` and `database` first"
+        )
+    events = group(docs, first, cfg.timelines)
+    llm: dict = {}
+    if cfg.timelines.method == "llm":
+        sent = time.monotonic()
+        by_event, calls = written.timelines(cfg, events)
+        write_calls(out / "llm_calls.parquet", calls)
+        calls_summary = summarize(calls, time.monotonic() - sent)
+        llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
+        stamp = (written.METHOD, cfg.llm.model, written.PROMPT_VERSION)
+    else:
+        shown = progress(events, len(events), f"timelines {month}")
+        by_event = {e.complex_event_id: extractive.timeline(e) for e in shown}
+        stamp = (extractive.METHOD, None, extractive.PROMPT_VERSION)
+    dropped: Counter = Counter(dict.fromkeys(sound.RULES, 0))
+    atoms = [
+        {
+            "complex_event_id": event.complex_event_id,
+            "seq": seq,
+            **atom,
+            **dict(zip(("method", "model", "prompt_version"), stamp, strict=True)),
+        }
+        for event in events
+        for seq, atom in enumerate(
+            sound.sound(
+                by_event[event.complex_event_id],
+                {d["doc_id"]: d["date"] for d in event.documents},
+                dropped,
+            ),
+            1,
+        )
+    ]
+    write_parquet(
+        pa.Table.from_pylist([_row(e, month) for e in events], COMPLEX_EVENTS),
+        out / "complex_events.parquet",
+    )
+    write_parquet(pa.Table.from_pylist(atoms, TIMELINES), out / "timelines.parquet")
     return Summary(
         month=month,
         method=cfg.timelines.method,

@@ -8,33 +8,37 @@ read-only with :func:`open_read_only`.
 On an s3:// data root the warehouse is a file of the machine's working copy, never of the
 bucket: DuckDB reads the silver Parquet straight from the bucket through s3fs, registered as
 an fsspec filesystem (DuckDB's own httpfs extension is downloaded at first use, which a
-machine without the internet cannot do, and its PyPI packages lag DuckDB's releases). A
-reader on a machine whose warehouse predates the bucket's silver rebuilds it first.
+machine without the internet cannot do, and its PyPI packages lag DuckDB's releases). The
+warehouse keeps the fingerprint of its sources (:func:`sources`, table ``build_sources``):
+the stages that read it record it, and the runner rebuilds a machine's warehouse that
+predates the bucket's silver before a stage reads it.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import hashlib
-import json
 import logging
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
 from filelock import FileLock
 
 from gdelt_forecast import duck
 from gdelt_forecast.articles.schema import DOCS
 from gdelt_forecast.config import Config
+from gdelt_forecast.data_root import WAREHOUSE_SOURCES, DataRoot
 from gdelt_forecast.errors import StageError
+from gdelt_forecast.files import sha256
 from gdelt_forecast.objectstore import where, working_copy_of
 from gdelt_forecast.reference import tables
+from gdelt_forecast.stage_record import digest
 from gdelt_forecast.summary import StageSummary
 
 log = logging.getLogger(__name__)
-_SOURCES = ("silver/events", "silver/funnel", "articles/docs")
+PART = "part-0.parquet"
 
 
 class WarehouseError(StageError):
@@ -58,7 +62,7 @@ class Summary(StageSummary):
 
 
 def warehouse_path(cfg: Config) -> Path:
-    return cfg.data_root / "warehouse.duckdb"
+    return DataRoot(cfg.data_root).warehouse
 
 
 def _parts(cfg: Config, folder: str) -> list[str]:
@@ -66,32 +70,63 @@ def _parts(cfg: Config, folder: str) -> list[str]:
     the bucket of a working copy."""
     found = working_copy_of(cfg.data_root)
     if not found:
-        return [str(p) for p in sorted((cfg.data_root / folder).glob("date=*/part-0.parquet"))]
+        return [str(p) for p in sorted((cfg.data_root / folder).glob(f"date=*/{PART}"))]
     store = found[0].bucket
-    keys = store.listing(folder)
-    pattern = f"{folder}/date=*/part-0.parquet"
-    return [f"s3://{store.key(r)}" for r in sorted(keys) if fnmatch.fnmatchcase(r, pattern)]
+    return [f"s3://{store.key(r)}" for r in sorted(_bucket_parts(store, folder))]
 
 
-def _source_mark(cfg: Config) -> str:
-    """What a working copy's warehouse was built from: the ETags of the bucket's sources."""
-    store = working_copy_of(cfg.data_root)[0].bucket
-    listed = {
-        f"{folder}/{r}": info["ETag"]
-        for folder in _SOURCES
+def _bucket_parts(store, folder: str) -> dict[str, str]:
+    """``{relative path: ETag}`` of the bucket's ``date=*/part-0.parquet`` under ``folder``."""
+    pattern = f"{folder}/date=*/{PART}"
+    return {
+        r: info["ETag"]
         for r, info in store.listing(folder).items()
+        if fnmatch.fnmatchcase(r, pattern)
     }
-    return hashlib.sha256(json.dumps(listed, sort_keys=True).encode()).hexdigest()
 
 
-def _mark_path(cfg: Config) -> Path:
-    return cfg.data_root / ".sync" / "warehouse-source"
+def sources(cfg: Config) -> str:
+    """The fingerprint of what the warehouse is built from: each silver and document file's
+    path with its sha256, or in a bucket its ETag (the same on every machine, unlike the
+    bytes of two builds of ``warehouse.duckdb``)."""
+    found = working_copy_of(cfg.data_root)
+    if found:
+        store = found[0].bucket
+        listed = {r: e for f in WAREHOUSE_SOURCES for r, e in _bucket_parts(store, f).items()}
+    else:
+        root = cfg.data_root
+        listed = {
+            p.relative_to(root).as_posix(): sha256(p)
+            for f in WAREHOUSE_SOURCES
+            for p in sorted((root / f).glob(f"date=*/{PART}"))
+        }
+    return digest(listed)
+
+
+def built_from(root: DataRoot) -> str | None:
+    """The fingerprint of the sources the warehouse was built from; None when there is no
+    warehouse, or one that does not say (built by an older version, or by hand)."""
+    if not root.warehouse.exists():
+        return None
+    with duckdb.connect(str(root.warehouse), read_only=True) as con:
+        try:
+            return con.execute("SELECT fingerprint FROM build_sources").fetchone()[0]
+        except duckdb.CatalogException:
+            return None
+
+
+def bring_up_to_date(cfg: Config) -> None:
+    """Rebuild the warehouse when its sources changed since it was built: for a bucket's
+    working copy, whose warehouse is this machine's own (:mod:`gdelt_forecast.runner`)."""
+    if built_from(DataRoot(cfg.data_root)) != sources(cfg):
+        log.info("the warehouse's sources changed since it was built: rebuilding it")
+        build_database(cfg)
 
 
 def build_database(cfg: Config) -> Summary:
     t0 = time.monotonic()
     remote = working_copy_of(cfg.data_root)
-    mark = _source_mark(cfg) if remote else None
+    fingerprint = sources(cfg)
     events, funnel = _parts(cfg, "silver/events"), _parts(cfg, "silver/funnel")
     if not events:
         raise WarehouseError(f"no silver events under {where(cfg.data_root)}/silver: run normalize")
@@ -127,24 +162,13 @@ def build_database(cfg: Config) -> Summary:
                 for t in ("events", "quads", "quad_urls", "news")
             ]
             con.execute("DROP VIEW IF EXISTS article_docs")
+            con.execute("CREATE TABLE build_sources AS SELECT ? AS fingerprint", [fingerprint])
         os.replace(tmp, dest)
-        if mark:
-            _mark_path(cfg).write_text(mark, encoding="utf-8")
     return Summary(len(events), *counts, seconds=time.monotonic() - t0)
 
 
 def open_read_only(cfg: Config):
     path = warehouse_path(cfg)
-    if working_copy_of(cfg.data_root):
-        mark = _mark_path(cfg)
-        current = mark.read_text(encoding="utf-8") if mark.exists() else None
-        if not path.exists() or current != _source_mark(cfg):
-            log.info(
-                "the bucket's silver Parquet changed since this machine's warehouse was "
-                "built: rebuilding %s",
-                path,
-            )
-            build_database(cfg)
     if not path.exists():
         raise WarehouseError(f"no warehouse at {path}: run `gdelt-forecast database`")
     return duck.connect(cfg, path, read_only=True)

@@ -21,6 +21,6 @@ def test_previous_month_by_default_into_timelines(airflow_env, tmp_path):
     assert events.num_rows == 2
     # then the tasks from them: the demo's tasks.cuts_per_timeline (3) cuts of each story
     for task in ("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA"):
-        assert pq.read_table(cfg.data_root / f"tasks/2025-08/{task}.parquet").num_rows == 6
+        assert pq.read_table(cfg.data_root / f"tasks/2025-08/{task}").num_rows == 6
     bad = run_dag(airflow_env, {**conf, "method": "llm-that-does-not-exist"})
     assert "REFUSED ParamValidationError" in bad.stdout, bad.stdout[-2000:]

@@ -29,14 +29,14 @@ def test_unmendable_errors_fail_at_once_without_retry(airflow_env, tmp_path):
             f"no warehouse at {empty / 'warehouse.duckdb'}",
         ),
         (
-            "build_database",
+            "build_days",
             "2025-08-08T00:00",
             {"data_root": str(empty), "start_date": "2025-08-07"},
             "normalize_day",
             f"no bronze events for 2025-08-07: ingest them first (data root {empty})",
         ),
         (
-            "build_database",
+            "build_days",
             "2025-08-08T00:00",
             {"data_root": str(empty), "start_date": "2025-08-08", "end_date": "2025-08-07"},
             "days",

@@ -33,7 +33,7 @@ def test_dagbag_imports_without_errors_or_heavy_imports(airflow_env):
     assert info["tasks"] == ["download", "mark_day", "to_bronze"]
     assert info["doc"] == "### GDELT ingest"
     assert info["retries"] >= 3 and info["backoff"]
-    assert info["loaded"] == ["gdelt_forecast", "gdelt_forecast.dag_params"]  # only the params
+    assert info["loaded"] == ["gdelt_forecast", "gdelt_forecast.dag_shared"]  # only the shared
 
 
 def test_dag_test_run_ingests_its_interval_from_a_local_mirror(airflow_env, file_mirror, tmp_path):

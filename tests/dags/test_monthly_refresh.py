@@ -1,12 +1,11 @@
 """The monthly_refresh DAG: its tasks, pools and validated params, and a run from bronze to a
 release of the demo month."""
 
-import importlib.util
 import json
 import os
+import shutil
 
-import pytest
-
+from gdelt_forecast.release.build import PLACES as RELEASED
 from tests.dags.conftest import REPO, python
 
 
@@ -34,10 +33,9 @@ def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
     assert info["tasks"] == {
         "days": "default_pool",
         "normalize_day": "default_pool",
-        "update_warehouse": "warehouse_writer",
         "fetch_day": "article_fetch",
         "process_day": "default_pool",
-        "add_news": "warehouse_writer",
+        "database": "warehouse_writer",
         "testset": "default_pool",
         "timelines": "llm_server",
         "tasks": "llm_server",
@@ -54,7 +52,7 @@ def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
     ]
     assert info["schedule"] == "0 6 2 * *"
     assert info["doc"] == "### Monthly refresh: from bronze to a release"
-    assert info["loaded"] == ["gdelt_forecast", "gdelt_forecast.dag_params"]  # only the params
+    assert info["loaded"] == ["gdelt_forecast", "gdelt_forecast.dag_shared"]  # only the shared
 
 
 def test_bad_params_are_refused(airflow_env, tmp_path):
@@ -84,9 +82,10 @@ def test_bad_params_are_refused(airflow_env, tmp_path):
         assert f"REFUSED ParamValidationError {conf!r}" in result.stdout, (conf, result.stdout)
 
 
-def _refresh(conf: dict, airflow_env: dict, tmp_path) -> None:
+def _refresh(conf: dict, airflow_env: dict, tmp_path) -> str:
     """A monthly_refresh run of 2025-09-02 with ``conf``, offline, which must succeed; the
-    AWS variables as they are now (the S3 server's, once its fixture is up)."""
+    AWS variables as they are now (the S3 server's, once its fixture is up). Returns the
+    run's id."""
     aws = {k: v for k, v in os.environ.items() if k.startswith("AWS_")}
     env = {
         **airflow_env,
@@ -102,18 +101,15 @@ def _refresh(conf: dict, airflow_env: dict, tmp_path) -> None:
         run = DagBag().dags["monthly_refresh"].test(
             logical_date=datetime(2025, 9, 2, 6, tzinfo=UTC), run_conf={conf!r}
         )
-        print("STATE", run.state)
+        print("STATE", run.state, run.run_id)
         """,
         env,
         timeout=600,
     )
     assert "STATE success" in result.stdout, (result.stdout + result.stderr)[-5000:]
+    return result.stdout.split("STATE success ")[1].split()[0]
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("gdelt_forecast.release.build") is None,
-    reason="the release stage (gdelt_forecast.release.build) is not written yet",
-)
 def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, tmp_path):
     from tests.release.conftest import demo_month
 
@@ -122,6 +118,8 @@ def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, tmp_pa
     cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
     root = cfg.data_root
     (root / "warehouse.duckdb").unlink()
+    for stage in RELEASED:
+        shutil.rmtree(root / stage)
     conf = {
         "config": str(REPO / "configs/demo.yaml"),
         "data_root": str(root),
@@ -130,16 +128,27 @@ def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, tmp_pa
         "partial": True,  # the demo holds three days of August
         "version": "demo",
     }
-    _refresh(conf, airflow_env, tmp_path)
+    run_id = _refresh(conf, airflow_env, tmp_path)
     assert (root / "releases/LATEST").read_text().strip() == "demo"
-    manifest = json.loads((root / "releases/demo/manifest.json").read_text())
+    release = root / "releases/demo"
+    manifest = json.loads((release / "manifest.json").read_text())
     assert manifest["month"] == "2025-08"
     # As `make demo`: 3 cuts (tasks.cuts_per_timeline) of each of the two stories.
     assert manifest["tasks"]["records"] == dict.fromkeys(
         ("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA"), 6
     )
-    assert (root / "testset/2025-08/queries.parquet").exists()
-    assert (root / "tasks/2025-08/MCNC.parquet").exists()
+    # Each month stage ran once, in this run, and the release holds its files byte for byte.
+    for stage, places in RELEASED.items():
+        folder = root / stage / "2025-08"
+        record = json.loads((folder / "_record.json").read_text())
+        assert (record["run"]["id"], record["run"]["runs"]) == (run_id, 1), stage
+        assert manifest["stages"][stage]["inputs"] == record["inputs"]
+        assert record["files"], stage
+        for item in record["files"]:
+            prefix, place = next((p, to) for p, to in places if item["path"].startswith(p))
+            released = release / (place + item["path"].removeprefix(prefix))
+            assert released.read_bytes() == (folder / item["path"]).read_bytes(), item["path"]
+    assert (root / "tasks/2025-08/MCNC/test.parquet").exists()
 
 
 def test_a_run_on_a_bucket_data_root_publishes_the_release_there(
@@ -182,7 +191,8 @@ def test_a_run_on_a_bucket_data_root_publishes_the_release_there(
         "silver/events/date=2025-08-07/part-0.parquet",
         "articles/docs",
         "testset/2025-08/queries.parquet",
-        "tasks/2025-08/MCNC.parquet",
+        "tasks/2025-08/MCNC/test.parquet",
+        "tasks/2025-08/_record.json",
     ):
         assert s3fs_client.exists(f"{bucket_root}/{key}"), key
     assert not s3fs_client.exists(f"{bucket_root}/warehouse.duckdb")

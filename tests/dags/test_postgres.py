@@ -96,10 +96,11 @@ def test_dags_run_on_a_postgres_metadata_database(postgres, tmp_path):
         "data_root": str(cfg.data_root),
         "config": str(REPO / "configs/demo.yaml"),
     }
-    queries = cfg.data_root / "testset/2025-08/queries.parquet"
-    assert not queries.exists()
+    record = cfg.data_root / "testset/2025-08/_record.json"
+    assert json.loads(record.read_text())["run"]["id"].startswith("cli-")  # the demo's build
     airflow("dags", "test", "build_testset", "2025-09-02", "--conf", json.dumps(conf))
-    assert queries.exists()
+    built = json.loads(record.read_text())["run"]
+    assert not built["id"].startswith("cli-") and built["runs"] == 2
     # The run is in PostgreSQL: its state is read back from there.
     import sqlalchemy
 

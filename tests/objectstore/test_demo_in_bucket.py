@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from gdelt_forecast.cli import main
-from gdelt_forecast.release.build import build_release
+from gdelt_forecast.runner import run
 from tests.conftest import new_bucket
 from tests.release.conftest import DAYS, FIRST_DAY, LAST_DAY, MONTH, REPO, demo_month, sample_pages
 
@@ -27,7 +27,7 @@ def local_release(tmp_path_factory) -> tuple[Path, Path, Path]:
     """The month built on a local disk: its release, the mirror and the pages' archive."""
     base = tmp_path_factory.mktemp("local")
     cfg = demo_month(base / "data", base / "mirror")
-    return Path(build_release(cfg, MONTH).path), base / "mirror", base / "data" / "pages.warc.gz"
+    return Path(run("release", cfg, MONTH).path), base / "mirror", base / "data" / "pages.warc.gz"
 
 
 def _cli(*args: str) -> None:
@@ -61,7 +61,6 @@ def in_bucket(local_release, s3_endpoint, tmp_path_factory):
             _cli(
                 "normalize", "--start-date", day.isoformat(), "--end-date", day.isoformat(), *common
             )
-        _cli("database", *common)
         _cli("articles", "fetch", *span, *common, *pages)
         _cli("articles", "process", *span, *common, *pages)
         _cli("database", *common)
@@ -86,6 +85,8 @@ def test_the_demo_month_is_released_into_the_bucket_and_verifies(
         "silver/events/date=2025-08-07/part-0.parquet",
         "articles/docs/date=2025-08-07/part-0.parquet",
         "testset/2025-08/queries.parquet",
+        "testset/2025-08/_record.json",
+        "tasks/2025-08/MCNC/test.parquet",
         "releases/LATEST",
         "releases/2025.08.0/manifest.json",
     } <= keys

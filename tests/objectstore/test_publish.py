@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from gdelt_forecast.config import load_config
-from gdelt_forecast.objectstore import StorageError, WorkingCopy, bucket, publish
+from gdelt_forecast.objectstore import StorageError, WorkingCopy, bucket
 from gdelt_forecast.release.build import _stays_latest
+from gdelt_forecast.release.publish import publish
 
 
 @pytest.fixture

@@ -2,7 +2,8 @@
 2025-08-07 22:00 slot and the four demo-only days derived from it (2025-07-22, 07-28,
 08-02 and 08-12 at 22:00; tests/fixtures/gdelt/demo-days/) ingested from a file:// mirror,
 normalized day by day, the demo's pages (demo/sample_pages.py) read from a web archive and
-cleaned over the span, the warehouse rebuilt; then released."""
+cleaned over the span, the warehouse built, the month's test set, timelines and tasks built
+through the runner; then released."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from gdelt_forecast.articles.process import process
 from gdelt_forecast.config import Config, load_config
 from gdelt_forecast.events.normalize import normalize
 from gdelt_forecast.gdelt.ingest import ingest
-from gdelt_forecast.release.build import build_release
+from gdelt_forecast.runner import run
 from gdelt_forecast.warehouse.build import build_database
 from tests.conftest import Mirror
 
@@ -38,10 +39,11 @@ def demo_month(root: Path, mirror_dir: Path) -> Config:
     ingest(cfg, start, end, ["export", "mentions"])
     for day in DAYS:  # normalize wants bronze on every day of its range
         normalize(cfg, day, day)
-    build_database(cfg)
     sample_pages(str(root), archive, check=True)
     process(cfg, FIRST_DAY, LAST_DAY)
     build_database(cfg)
+    for stage in ("testset", "timelines", "tasks"):
+        run(stage, cfg, MONTH)
     return cfg
 
 
@@ -92,4 +94,4 @@ def demo_cfg(tmp_path_factory) -> Config:
 @pytest.fixture(scope="session")
 def release(demo_cfg) -> Path:
     """The demo month's first release; tests must not change it (copy it first)."""
-    return Path(build_release(demo_cfg, MONTH).path)
+    return Path(run("release", demo_cfg, MONTH).path)

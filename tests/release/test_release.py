@@ -19,18 +19,15 @@ import pytest
 
 from gdelt_forecast.cli import main
 from gdelt_forecast.config import load_config
+from gdelt_forecast.dates import MonthError, history
 from gdelt_forecast.files import DIR_MODE, FILE_MODE
 from gdelt_forecast.release import card
-from gdelt_forecast.release.build import (
-    ReleaseError,
-    _update_latest,
-    build_release,
-    history,
-    next_version,
-)
+from gdelt_forecast.release.build import ReleaseError, _update_latest, next_version
 from gdelt_forecast.release.layout import TABLES
 from gdelt_forecast.release.manifest import MANIFEST
 from gdelt_forecast.release.verify import verify
+from gdelt_forecast.runner import run
+from gdelt_forecast.stages import STAGES
 from gdelt_forecast.tasks.records import SCHEMA
 from tests.environment.conftest import terms
 from tests.release.conftest import MONTH, demo_month
@@ -135,7 +132,7 @@ def test_verify_catches_leakage_and_schema_drift(release, tmp_path):
 def test_a_second_build_gives_the_same_bytes(demo_cfg, release, tmp_path):
     mirror = Path(demo_cfg.gdelt.base_url.removeprefix("file://"))  # the same source URLs
     other = demo_month(tmp_path / "data", mirror)
-    again = Path(build_release(other, MONTH).path)
+    again = Path(run("release", other, MONTH).path)
     assert again.name == release.name
     first = {i["path"]: i["sha256"] for i in manifest(release)["files"]}
     second = {i["path"]: i["sha256"] for i in manifest(again)["files"]}
@@ -146,7 +143,7 @@ def test_a_second_build_gives_the_same_bytes(demo_cfg, release, tmp_path):
 def test_an_existing_version_is_refused_and_left_alone(demo_cfg, release, capsys):
     before = {p: p.stat().st_mtime_ns for p in release.rglob("*")}
     with pytest.raises(ReleaseError, match="exists .* releases are immutable"):
-        build_release(demo_cfg, MONTH, version=release.name)
+        run("release", demo_cfg, MONTH, version=release.name)
     args = [
         "release",
         "--month",
@@ -164,7 +161,7 @@ def test_an_existing_version_is_refused_and_left_alone(demo_cfg, release, capsys
     assert not list(release.parent.glob(".*.tmp"))
     assert next_version(release.parent, MONTH) == "2025.08.1"
     with pytest.raises(ReleaseError, match="version '../x'"):
-        build_release(demo_cfg, MONTH, version="../x")
+        run("release", demo_cfg, MONTH, version="../x")
 
 
 def test_datasets_and_duckdb_load_every_table_with_the_manifest_counts(release):
@@ -238,13 +235,20 @@ def test_mirai_info_covers_every_code_and_country_of_data_kg(release):
 
 
 def test_history_window_and_latest(tmp_path):
-    cfg = load_config(None, [], tmp_path)
-    assert history(cfg, "2025-08") == (date(2025, 1, 1), date(2025, 8, 31))  # MIRAI's default
-    assert history(cfg, "2024-02", date(2023, 12, 1)) == (date(2023, 12, 1), date(2024, 2, 29))
+    assert history("2025-08") == (date(2025, 1, 1), date(2025, 8, 31))  # MIRAI's default
+    assert history("2024-02", date(2023, 12, 1)) == (date(2023, 12, 1), date(2024, 2, 29))
+    with pytest.raises(MonthError, match="history start 2025-08-02 is after"):
+        history("2025-08", date(2025, 8, 2))
+    # The timelines take the release's start: the option, else the config's, else January 1st
+    timelines = STAGES["timelines"].params
     later = load_config(None, ["release.history_start=2025-06-01"], tmp_path)
-    assert history(later, "2025-08")[0] == date(2025, 6, 1)
-    with pytest.raises(ReleaseError, match="history start 2025-08-02 is after"):
-        history(cfg, "2025-08", date(2025, 8, 2))
+    assert timelines(later, "2025-08") == {"history_start": date(2025, 6, 1)}
+    assert timelines(later, "2025-08", history_start=date(2025, 3, 1)) == {
+        "history_start": date(2025, 3, 1)
+    }
+    assert timelines(load_config(None, [], tmp_path), "2025-08") == {
+        "history_start": date(2025, 1, 1)
+    }
     root = tmp_path / "releases"
     for version in ("2025.09.0", "2025.08.1"):  # an older month rebuilt after a newer one
         (root / version).mkdir(parents=True)

@@ -8,13 +8,13 @@ import pytest
 
 from gdelt_forecast.cli import main
 from gdelt_forecast.config import load_config
+from gdelt_forecast.runner import run
 from gdelt_forecast.tasks import TASKS, leakage
-from gdelt_forecast.tasks.build import TasksError, build_tasks
-from gdelt_forecast.tasks.cut import split_of
+from gdelt_forecast.tasks.build import TasksError
+from gdelt_forecast.tasks.cut import SPLITS, split_of
 from gdelt_forecast.tasks.extractive import value
 from gdelt_forecast.tasks.records import SCHEMA
 from gdelt_forecast.timelines import text_key as key
-from gdelt_forecast.timelines.build import build_timelines
 from tests.release.conftest import MONTH, REPO, demo_month
 
 
@@ -22,16 +22,17 @@ from tests.release.conftest import MONTH, REPO, demo_month
 def demo(tmp_path_factory):
     base = tmp_path_factory.mktemp("tasks")
     cfg = demo_month(base / "data", base / "mirror")
-    build_timelines(cfg, MONTH)
+    run("timelines", cfg, MONTH)
     return cfg
 
 
 def read(cfg, task):
-    return pq.read_table(cfg.data_root / "tasks" / MONTH / f"{task}.parquet")
+    """A task's records, all splits (``tasks/<month>/<TASK>/<split>.parquet``)."""
+    return pq.read_table(cfg.data_root / "tasks" / MONTH / task)
 
 
 def test_every_task_of_the_demo_month(demo):
-    summary = build_tasks(demo, MONTH)
+    summary = run("tasks", demo, MONTH)
     assert summary.timelines == 2 and summary.cuts == 6
     assert summary.records == dict.fromkeys(TASKS, 6)
     assert summary.soundness == {
@@ -87,15 +88,19 @@ def test_every_task_of_the_demo_month(demo):
 
 
 def test_a_rerun_writes_the_same_files(demo):
-    build_tasks(demo, MONTH)
+    run("tasks", demo, MONTH)
     out = demo.data_root / "tasks" / MONTH
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
-    build_tasks(demo, MONTH)
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
-    assert sorted(before) == sorted(f"{t}.parquet" for t in TASKS)
+
+    def files():
+        return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*.parquet")}
+
+    before = files()
+    run("tasks", demo, MONTH)
+    assert files() == before
+    assert sorted(before) == sorted(f"{t}/{s}.parquet" for t in TASKS for s in SPLITS)
 
 
-def test_splits_follow_the_cut_offs(demo, tmp_path):
+def test_splits_follow_the_cut_offs(demo):
     # The demo's cuts run from 2025-07-22 to 2025-08-07: by default test from the month's
     # first day, dev in the 7 days before it, train before that.
     for overrides, expected in (
@@ -104,8 +109,8 @@ def test_splits_follow_the_cut_offs(demo, tmp_path):
         (["tasks.test_from=2025-08-20", "tasks.dev_days=60"], {"dev"}),
     ):
         cfg = load_config(REPO / "configs/demo.yaml", overrides, demo.data_root)
-        summary = build_tasks(cfg, MONTH, out=tmp_path / "-".join(overrides))
-        rows = pq.read_table(tmp_path / "-".join(overrides) / "STF.parquet").to_pylist()
+        summary = run("tasks", cfg, MONTH)
+        rows = read(cfg, "STF").to_pylist()
         assert {r["split"] for r in rows} == set(summary.splits) == expected
         first = date(2025, 8, 1)
         assert all(r["split"] == split_of(r["cut_date"], first, cfg.tasks) for r in rows)
@@ -113,7 +118,7 @@ def test_splits_follow_the_cut_offs(demo, tmp_path):
 
 
 def test_the_leakage_rule_catches_a_planted_leak(demo):
-    build_tasks(demo, MONTH)
+    run("tasks", demo, MONTH)
     rows = [r for task in TASKS for r in read(demo, task).to_pylist()]
     assert leakage.leaked(rows) == {}
     train = next(r for r in rows if r["split"] == "train")
@@ -130,6 +135,6 @@ def test_the_leakage_rule_catches_a_planted_leak(demo):
 
 def test_without_timelines_it_is_an_error(demo, capsys):
     with pytest.raises(TasksError, match="no timelines of 2025-07"):
-        build_tasks(demo, "2025-07")
+        run("tasks", demo, "2025-07")
     assert main(["tasks", "--month", "2025-07", "--data-root", str(demo.data_root)]) == 1
     assert "run `timelines` first" in capsys.readouterr().err

@@ -10,10 +10,9 @@ import pytest
 
 from gdelt_forecast.cli import main
 from gdelt_forecast.config import load_config
-from gdelt_forecast.tasks.build import build_tasks
+from gdelt_forecast.runner import run
 from gdelt_forecast.tasks.evaluate import TaskEvaluateError, evaluate_tasks, parse_choice
 from gdelt_forecast.tasks.lrae import atomic
-from gdelt_forecast.timelines.build import build_timelines
 from tests.llm.scripted import MODEL, ScriptedServer, answer
 from tests.release.conftest import MONTH, REPO, demo_month
 
@@ -22,8 +21,8 @@ from tests.release.conftest import MONTH, REPO, demo_month
 def demo(tmp_path_factory):
     base = tmp_path_factory.mktemp("evaluate")
     cfg = demo_month(base / "data", base / "mirror")
-    build_timelines(cfg, MONTH)
-    build_tasks(cfg, MONTH)
+    run("timelines", cfg, MONTH)
+    run("tasks", cfg, MONTH)
     return cfg
 
 
@@ -32,7 +31,7 @@ def tasks_dir(cfg):
 
 
 def records(cfg, task):
-    return pq.read_table(tasks_dir(cfg) / f"{task}.parquet").to_pylist()
+    return pq.read_table(tasks_dir(cfg) / task).to_pylist()
 
 
 def write(path, lines):
@@ -87,7 +86,7 @@ def test_accuracy_of_the_closed_tasks_equals_a_hand_count(demo, tmp_path):
         assert (result["accuracy"], result["unparseable"]) == (one, 1)
     only_test = tmp_path / "only-test"
     only_test.mkdir()
-    table = pq.read_table(tasks_dir(demo) / "MCNC.parquet")
+    table = pq.read_table(tasks_dir(demo) / "MCNC")
     pq.write_table(table.filter(pc.equal(table["split"], "test")), only_test / "MCNC.parquet")
     with pytest.raises(TaskEvaluateError, match="no MCNC \\(train\\) records"):
         evaluate_tasks(demo, "MCNC", only_test, preds, split="train")

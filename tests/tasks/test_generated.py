@@ -6,8 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from gdelt_forecast.config import load_config
-from gdelt_forecast.tasks.build import build_tasks
-from gdelt_forecast.timelines.build import build_timelines
+from gdelt_forecast.runner import run
 from tests.llm.scripted import MODEL, ScriptedServer, answer, error
 from tests.release.conftest import MONTH, demo_month
 
@@ -65,7 +64,7 @@ def tasks_server():
 
 def test_llm_tasks_on_the_demo_month(tasks_server, tmp_path):
     cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
-    build_timelines(cfg, MONTH)  # extractive timelines; the tasks' parts then by the model
+    run("timelines", cfg, MONTH)  # extractive timelines; the tasks' parts then by the model
     overrides = [
         f"llm.base_url={tasks_server.url}",
         f"llm.model={MODEL}",
@@ -73,9 +72,9 @@ def test_llm_tasks_on_the_demo_month(tasks_server, tmp_path):
         "llm.max_retries=0",
     ]
     cfg = load_config(None, overrides, cfg.data_root)
-    summary = build_tasks(cfg, MONTH)
+    summary = run("tasks", cfg, MONTH)
     out = cfg.data_root / "tasks" / MONTH
-    rows = {t: pq.read_table(out / f"{t}.parquet").to_pylist() for t in summary.records}
+    rows = {t: pq.read_table(out / t).to_pylist() for t in summary.records}
     calls = pq.read_table(out / "llm_calls.parquet").to_pylist()
     assert sorted(c["step"] for c in calls) == ["AQA", "AQA", "MCAC", "MCAC", "MCNC", "MCNC"]
     assert sorted(c["status"] for c in calls) == ["failed"] + ["ok"] * 5
@@ -116,5 +115,5 @@ def test_llm_tasks_on_the_demo_month(tasks_server, tmp_path):
     )
     assert {r["method"] for r in rows["STF"] + rows["LTF"]} == {"extractive"}
 
-    build_tasks(cfg, MONTH)  # a re-run asks again only what failed
+    run("tasks", cfg, MONTH)  # a re-run asks again only what failed
     assert len(tasks_server.requests) == 7

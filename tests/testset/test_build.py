@@ -13,7 +13,8 @@ import pytest
 from gdelt_forecast.config import load_config
 from gdelt_forecast.dates import MonthError, month_range
 from gdelt_forecast.reference import tables
-from gdelt_forecast.testset.build import TestsetError, answer_dict, build_testset
+from gdelt_forecast.runner import run
+from gdelt_forecast.testset.build import TestsetError, answer_dict
 from gdelt_forecast.testset.mirai_compat import write_database
 from gdelt_forecast.testset.subset import Item, balance, balanced_subset
 
@@ -62,7 +63,7 @@ def queries(root, month="2025-08", name="queries"):
 
 def test_threshold_edges_and_answers_from_the_strict_collection(tmp_path):
     root = warehouse(tmp_path / "data", QUADS)
-    summary = build_testset(load_config(None, [], root), "2025-08")
+    summary = run("testset", load_config(None, [], root), "2025-08")
     assert (summary.candidates, summary.queries, summary.rows) == (3, 2, 2)
     rows = {r["key"]: r for r in queries(root)}
     assert set(rows) == {"2025-08-07_AZE_USA", "2025-08-08_KOR_CHN"}
@@ -87,7 +88,7 @@ def test_threshold_edges_and_answers_from_the_strict_collection(tmp_path):
 def test_answers_from_the_database_and_several_horizons(tmp_path):
     root = warehouse(tmp_path / "data", QUADS)
     cfg = load_config(None, ["testset.answer_source=database", "testset.horizons=[1, 7]"], root)
-    summary = build_testset(cfg, "2025-08")
+    summary = run("testset", cfg, "2025-08")
     assert (summary.queries, summary.rows) == (2, 4)
     rows = {r["query_id"]: r for r in queries(root)}
     assert rows["2025-08-07_AZE_USA_h1"]["answer_list"] == ["030", "057"]
@@ -116,9 +117,11 @@ def pairs_month(days=30):
 
 def test_subset_is_deterministic_and_evens_out_dates(tmp_path):
     root = warehouse(tmp_path / "data", pairs_month())
-    build = lambda seed: build_testset(  # noqa: E731
-        load_config(None, ["testset.subset_size=20", f"testset.seed={seed}"], root), "2025-08"
-    )
+
+    def build(seed):
+        cfg = load_config(None, ["testset.subset_size=20", f"testset.seed={seed}"], root)
+        return run("testset", cfg, "2025-08")
+
     first = build(0)
     subset = (root / "testset/2025-08/subset.parquet").read_bytes()
     build(0)
@@ -190,7 +193,7 @@ def test_mirai_database_files_have_mirai_columns_and_the_window(tmp_path):
 
 def test_mirai_query_files_have_mirai_columns(tmp_path):
     root = warehouse(tmp_path / "data", QUADS)
-    build_testset(load_config(None, ["testset.horizons=[1, 7]"], root), "2025-08")
+    run("testset", load_config(None, ["testset.horizons=[1, 7]"], root), "2025-08")
     compat = root / "testset/2025-08/mirai_compat"
     read = read_tsv
     assert not (compat / "data_kg.csv").exists()  # the release writes the database files
@@ -232,10 +235,10 @@ def test_a_month_without_queries_is_an_error_not_an_empty_set(tmp_path, capsys):
     root = warehouse(tmp_path / "data", QUADS)
     cfg = load_config(None, [], root)
     with pytest.raises(TestsetError, match=r"no quads dated in 2025-07 in the warehouse at .*"):
-        build_testset(cfg, "2025-07")
+        run("testset", cfg, "2025-07")
     lonely = warehouse(tmp_path / "lonely", [QUADS[1]])  # 99 mentions: nothing strict
     with pytest.raises(TestsetError, match="none of the 1 quads of 2025-08 .* has both 100"):
-        build_testset(load_config(None, [], lonely), "2025-08")
+        run("testset", load_config(None, [], lonely), "2025-08")
     assert main(["testset", "--month", "2025-07", "--data-root", str(root)]) == 1
     assert "no quads dated in 2025-07" in capsys.readouterr().err
-    assert not (root / "testset").exists() and not (lonely / "testset").exists()
+    assert not [p for r in (root, lonely) for p in r.glob("testset/**/*")]  # nothing written

@@ -6,7 +6,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from gdelt_forecast.cli import main
-from gdelt_forecast.timelines.build import TimelinesError, build_timelines
+from gdelt_forecast.runner import run
+from gdelt_forecast.timelines.build import TimelinesError
 from tests.release.conftest import MONTH, demo_month
 
 
@@ -18,7 +19,7 @@ def demo(tmp_path_factory):
 
 
 def test_demo_month_has_stories_of_several_documents_and_dates(demo):
-    summary = build_timelines(demo, MONTH)
+    summary = run("timelines", demo, MONTH)
     assert (summary.complex_events, summary.documents_in_events) == (2, 10)
     assert summary.dropped == {"2-not-after-source": 0, "3-one-event-once": 1}
     out = demo.data_root / "timelines" / MONTH
@@ -37,14 +38,14 @@ def test_demo_month_has_stories_of_several_documents_and_dates(demo):
     assert {(a["method"], a["prompt_version"], a["model"]) for a in atoms} == {
         ("extractive", "extractive-v2", None)
     }
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
-    build_timelines(demo, MONTH)
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # a re-run replaces
+    before = {p.name: p.read_bytes() for p in out.glob("*.parquet")}
+    run("timelines", demo, MONTH)
+    assert {p.name: p.read_bytes() for p in out.glob("*.parquet")} == before  # a re-run replaces
 
 
 def test_a_month_without_documents_is_an_error(demo, capsys):
     with pytest.raises(TimelinesError, match="no kept documents dated in 2025-06"):
-        build_timelines(demo, "2025-06")
+        run("timelines", demo, "2025-06")
     args = ["timelines", "--month", "2025-06", "--data-root", str(demo.data_root)]
     assert main(args) == 1
     assert "no kept documents" in capsys.readouterr().err

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from gdelt_forecast.config import load_config
-from gdelt_forecast.timelines.build import build_timelines
+from gdelt_forecast.runner import run
 from gdelt_forecast.timelines.written import adjust, complement
 from tests.llm.scripted import MODEL, ScriptedServer, answer
 from tests.release.conftest import MONTH, demo_month
@@ -106,7 +106,7 @@ def test_llm_timelines_on_the_demo_month(steps, tmp_path):
         ],
         cfg.data_root,
     )
-    summary = build_timelines(cfg, MONTH)
+    summary = run("timelines", cfg, MONTH)
     out = cfg.data_root / "timelines" / MONTH
     events = pq.read_table(out / "complex_events.parquet").to_pylist()
     atoms = pq.read_table(out / "timelines.parquet").to_pylist()
@@ -131,7 +131,7 @@ def test_llm_timelines_on_the_demo_month(steps, tmp_path):
     }
     assert summary.llm["calls"] == 12 and "tokens" in summary.line()
     before = json.dumps(atoms, default=str)
-    build_timelines(cfg, MONTH)  # a re-run is answered from the cache
+    run("timelines", cfg, MONTH)  # a re-run is answered from the cache
     assert len(steps.requests) == 12
     again = pq.read_table(out / "timelines.parquet").to_pylist()
     assert json.dumps(again, default=str) == before

@@ -15,14 +15,14 @@ from pathlib import Path  # noqa: E402 (after the skip: see test_server.py)
 
 from gdelt_forecast.baselines import run_baseline  # noqa: E402
 from gdelt_forecast.config import load_config  # noqa: E402
-from gdelt_forecast.release.build import build_release  # noqa: E402
+from gdelt_forecast.runner import run  # noqa: E402
 from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402
 from tests.vllm.test_timelines import GENERATION, PROMPT, settled  # noqa: E402
 
 
 def test_the_llm_baseline_against_vllm(vllm_server, tmp_path):
     demo = demo_month(tmp_path / "data", tmp_path / "mirror")
-    release = Path(build_release(demo, MONTH).path)
+    release = Path(run("release", demo, MONTH).path)
     cfg = load_config(
         REPO / "configs/demo.yaml",
         [

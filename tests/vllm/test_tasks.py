@@ -13,16 +13,15 @@ if importlib.util.find_spec("vllm") is None:
     pytest.skip("vLLM is not installed: run `make test-vllm`", allow_module_level=True)
 
 from gdelt_forecast.config import load_config  # noqa: E402 (after the skip: see test_server.py)
-from gdelt_forecast.tasks.build import build_tasks  # noqa: E402
+from gdelt_forecast.runner import run  # noqa: E402
 from gdelt_forecast.tasks.evaluate import evaluate_tasks  # noqa: E402
-from gdelt_forecast.timelines.build import build_timelines  # noqa: E402
 from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402
 from tests.vllm.test_timelines import GENERATION, PROMPT, settled  # noqa: E402
 
 
 def test_llm_tasks_and_lrae_against_vllm(vllm_server, tmp_path):
     demo = demo_month(tmp_path / "data", tmp_path / "mirror")
-    build_timelines(demo, MONTH)  # extractive timelines: the model writes the tasks' parts
+    run("timelines", demo, MONTH)  # extractive timelines: the model writes the tasks' parts
     cfg = load_config(
         REPO / "configs/demo.yaml",
         [
@@ -37,16 +36,14 @@ def test_llm_tasks_and_lrae_against_vllm(vllm_server, tmp_path):
         demo.data_root,
     )
     before = vllm_server.counters()
-    summary = build_tasks(cfg, MONTH)
+    summary = run("tasks", cfg, MONTH)
     out = cfg.data_root / "tasks" / MONTH
     calls = pq.read_table(out / "llm_calls.parquet").to_pylist()
     # One call per record the model writes parts of: the demo's 6 cuts each give all three.
     assert sorted(c["step"] for c in calls) == ["AQA"] * 6 + ["MCAC"] * 6 + ["MCNC"] * 6
     assert sum(summary.records.values()) == 36  # a record the noise cannot fill stays extractive
     methods = {
-        r["method"]
-        for t in ("AQA", "MCAC", "MCNC")
-        for r in pq.read_table(out / f"{t}.parquet").to_pylist()
+        r["method"] for t in ("AQA", "MCAC", "MCNC") for r in pq.read_table(out / t).to_pylist()
     }
     assert methods <= {"llm", "extractive"}
     sent = {
@@ -56,7 +53,7 @@ def test_llm_tasks_and_lrae_against_vllm(vllm_server, tmp_path):
     after = settled(vllm_server, {k: before.get(k, 0) + v for k, v in sent.items()})
     assert {k: after[k] - before.get(k, 0) for k in sent} == sent
 
-    ltf = pq.read_table(out / "LTF.parquet").to_pylist()
+    ltf = pq.read_table(out / "LTF").to_pylist()
     preds = tmp_path / "ltf.jsonl"
     preds.write_text(
         "".join(

@@ -14,7 +14,7 @@ if importlib.util.find_spec("vllm") is None:
     pytest.skip("vLLM is not installed: run `make test-vllm`", allow_module_level=True)
 
 from gdelt_forecast.config import load_config  # noqa: E402 (after the skip: see test_server.py)
-from gdelt_forecast.timelines.build import build_timelines  # noqa: E402
+from gdelt_forecast.runner import run  # noqa: E402
 from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402
 
 PROMPT, GENERATION = "vllm:prompt_tokens_total", "vllm:generation_tokens_total"
@@ -49,7 +49,7 @@ def test_llm_timelines_against_vllm(vllm_server, tmp_path):
         demo.data_root,
     )
     before = vllm_server.counters()
-    summary = build_timelines(cfg, MONTH)
+    summary = run("timelines", cfg, MONTH)
     calls = pq.read_table(cfg.data_root / f"timelines/{MONTH}/llm_calls.parquet").to_pylist()
     assert summary.complex_events == 2 and len(calls) >= 4  # extract + complement each
     assert {c["step"] for c in calls} >= {"extract", "complement:1"}
@@ -63,7 +63,7 @@ def test_llm_timelines_against_vllm(vllm_server, tmp_path):
     assert summary.llm["prompt_tokens"] == sent[PROMPT] > 0
 
     answered = {c["hash"] for c in calls if c["status"] != "failed"}
-    again = build_timelines(cfg, MONTH)
+    again = run("timelines", cfg, MONTH)
     rerun = pq.read_table(cfg.data_root / f"timelines/{MONTH}/llm_calls.parquet").to_pylist()
     assert all(c["cached"] for c in rerun if c["hash"] in answered)
     # Only a complex event with a failed call asks again: that call, and the later steps

@@ -38,6 +38,7 @@ def test_tables_are_built_from_silver(cfg):
             "relations",
             "news",
             "quad_docs",
+            "build_sources",
         }
         n_records, n_urls = con.execute("SELECT sum(n_records), sum(n_urls) FROM quads").fetchone()
         assert n_records == silver.num_rows

@@ -29,13 +29,13 @@ from datetime import UTC, datetime, timedelta
 
 from airflow.sdk import Asset, Param, dag, task
 
-from gdelt_forecast.dag_params import RUN
+from gdelt_forecast.dag_shared import RUN, day_tasks
 
 BRONZE_DAY = Asset("gdelt_bronze_day")
 
 
 @dag(
-    dag_id="build_database",
+    dag_id="build_days",
     schedule=[BRONZE_DAY],
     start_date=datetime(2015, 2, 19, tzinfo=UTC),
     catchup=False,
@@ -49,7 +49,7 @@ BRONZE_DAY = Asset("gdelt_bronze_day")
     doc_md=__doc__,
     tags=["gdelt", "events", "warehouse"],
 )
-def build_database():
+def build_days():
     # The tasks import gdelt_forecast inside: the DAG processor parses this file often.
     @task
     def days() -> list[str]:
@@ -57,38 +57,14 @@ def build_database():
 
         return requested_days(BRONZE_DAY)
 
-    @task
-    def normalize_day(day: str) -> str:
-        from gdelt_forecast.airflow_tasks import run_day
-        from gdelt_forecast.events.normalize import normalize
-
-        return run_day("normalize", normalize, day)
-
     @task(pool="warehouse_writer")
-    def update_warehouse(days: list[str]) -> list[str]:
+    def database(days: list[str]) -> list[str]:
         from gdelt_forecast.airflow_tasks import run_stage
-        from gdelt_forecast.warehouse.build import build_database as build
 
-        run_stage(build)
+        run_stage("database")
         return sorted(days)
 
-    @task(pool="article_fetch")
-    def fetch_day(day: str) -> str:
-        from gdelt_forecast.airflow_tasks import run_day
-        from gdelt_forecast.articles.sources import fetch_days
-
-        return run_day("fetch", fetch_days, day)
-
-    @task
-    def process_day(day: str) -> str:
-        from gdelt_forecast.airflow_tasks import run_day
-        from gdelt_forecast.articles.process import process
-
-        return run_day("process", process, day)
-
-    events = update_warehouse(normalize_day.expand(day=days()))
-    processed = process_day.expand(day=fetch_day.expand(day=events))
-    update_warehouse.override(task_id="add_news")(processed)
+    database(day_tasks(days()))
 
 
-build_database()
+build_days()

@@ -1,6 +1,8 @@
-"""The build_database DAG: triggered by the ingest DAG's day asset, or by hand for a range."""
+"""The build_days DAG: triggered by the ingest DAG's day asset, or by hand for a range; its
+days' events and news, then the warehouse once."""
 
 import json
+import shutil
 
 import pyarrow.parquet as pq
 
@@ -19,12 +21,12 @@ def test_dag_parses_and_listens_to_the_ingest_asset(airflow_env):
         import json, sys
         from airflow.dag_processing.dagbag import DagBag
         bag = DagBag()
-        build, ingest = bag.dags["build_database"], bag.dags["gdelt_ingest"]
+        build, ingest = bag.dags["build_days"], bag.dags["gdelt_ingest"]
         print(json.dumps({
             "errors": {k: str(v) for k, v in bag.import_errors.items()},
             "tasks": sorted(build.task_dict),
-            "pools": sorted(build.task_dict[t].pool
-                            for t in ("update_warehouse", "add_news", "fetch_day")),
+            "pools": {t: build.task_dict[t].pool for t in ("database", "fetch_day")},
+            "after": sorted(build.task_dict["database"].upstream_task_ids),
             "listens": str(build.timetable.asset_condition),
             "emits": [a.name for a in ingest.task_dict["mark_day"].outlets],
             "loaded": sorted(m for m in sys.modules if m.startswith("gdelt_forecast")),
@@ -35,18 +37,12 @@ def test_dag_parses_and_listens_to_the_ingest_asset(airflow_env):
     assert result.returncode == 0, result.stderr[-3000:]
     info = json.loads(result.stdout.strip().splitlines()[-1])
     assert info["errors"] == {}
-    assert info["tasks"] == [
-        "add_news",
-        "days",
-        "fetch_day",
-        "normalize_day",
-        "process_day",
-        "update_warehouse",
-    ]
-    assert info["pools"] == ["article_fetch", "warehouse_writer", "warehouse_writer"]
+    assert info["tasks"] == ["database", "days", "fetch_day", "normalize_day", "process_day"]
+    assert info["pools"] == {"database": "warehouse_writer", "fetch_day": "article_fetch"}
+    assert info["after"] == ["process_day"]  # the warehouse is built once, with the news
     assert info["emits"] == ["gdelt_bronze_day"]
     assert "name='gdelt_bronze_day'" in info["listens"]
-    assert info["loaded"] == ["gdelt_forecast", "gdelt_forecast.dag_params"]  # only the params
+    assert info["loaded"] == ["gdelt_forecast", "gdelt_forecast.dag_shared"]  # only the shared
 
 
 def test_manual_run_builds_events_and_news_from_an_archive(airflow_env, tmp_path):
@@ -61,12 +57,13 @@ def test_manual_run_builds_events_and_news_from_an_archive(airflow_env, tmp_path
     body = (HTML / "5.html").read_bytes()
     warc = write_pages(tmp_path / "pages.warc.gz", {url: body})
     (data_root / "warehouse.duckdb").unlink()
+    shutil.rmtree(data_root / "silver")
     overrides.append(f"articles.archives=[{warc}]")
     result = python(
         f"""
         from datetime import datetime, UTC
         from airflow.dag_processing.dagbag import DagBag
-        dag = DagBag().dags["build_database"]
+        dag = DagBag().dags["build_days"]
         run = dag.test(
             logical_date=datetime(2025, 8, 8, tzinfo=UTC),
             run_conf={{"data_root": {str(data_root)!r}, "start_date": "2025-08-07",

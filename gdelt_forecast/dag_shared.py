@@ -1,0 +1,49 @@
+"""What the DAGs in ``dags/`` share, defined once: the params (the run's ``config``,
+``data_root`` and ``set`` overrides, as on the command line, the ``month`` of the monthly
+ones, the release's ``history_start``) and the per-day tasks (:func:`day_tasks`).
+
+The DAG files import this module while Airflow parses them, so it imports nothing but
+Airflow's SDK (the package's ``__init__`` is a docstring and a version): parsing stays
+light, and the stages are imported inside the tasks only."""
+
+from __future__ import annotations
+
+from airflow.sdk import Param, task
+
+RUN = {
+    "config": Param(None, type=["null", "string"], description="YAML config file"),
+    "data_root": Param(None, type=["null", "string"], description="data root override"),
+    "set": Param([], type="array", description="section.key=value overrides"),
+}
+MONTH = {
+    "month": Param(None, type=["null", "string"], pattern=r"^\d{4}-(0[1-9]|1[0-2])$"),
+}
+HISTORY = {  # the release's history start; the month's timelines read no document before it
+    "history_start": Param(None, type=["null", "string"], format="date"),
+}
+
+
+def day_tasks(days):
+    """Per day of ``days`` (a task's list of ``YYYY-MM-DD``), mapped: ``normalize_day``, then
+    ``fetch_day`` (pool ``article_fetch``: each task already keeps ``articles.concurrency``
+    connections open), then ``process_day``; returns the processed days."""
+
+    @task
+    def normalize_day(day: str) -> str:
+        from gdelt_forecast.airflow_tasks import run_day
+
+        return run_day("normalize", day)
+
+    @task(pool="article_fetch")
+    def fetch_day(day: str) -> str:
+        from gdelt_forecast.airflow_tasks import run_day
+
+        return run_day("fetch", day)
+
+    @task
+    def process_day(day: str) -> str:
+        from gdelt_forecast.airflow_tasks import run_day
+
+        return run_day("process", day)
+
+    return process_day.expand(day=fetch_day.expand(day=normalize_day.expand(day=days)))

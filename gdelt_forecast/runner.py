@@ -1,0 +1,98 @@
+"""The one way a stage runs, from the command line and from Airflow: ``run("testset", cfg,
+"2025-08")``.
+
+From the stage's declaration (:mod:`gdelt_forecast.stages`) the runner
+1. stages the data root: for an s3:// one, a working copy with what the stage reads pulled
+   first and what it wrote pushed after (:mod:`gdelt_forecast.objectstore`), and the
+   machine's warehouse brought up to date when the stage reads it;
+2. takes the partition's lock (each day of a day stage's range, in order; a month stage's
+   month), so two runs of one partition take turns wherever they were started;
+3. for a month stage, builds into a fresh hidden folder, writes the stage's record there
+   (:mod:`gdelt_forecast.stage_record`) and swaps it for the old output, so the month's
+   folder always holds one whole build and the record that describes it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+from gdelt_forecast import dates, stage_record
+from gdelt_forecast.config import Config
+from gdelt_forecast.data_root import WAREHOUSE, DataRoot
+from gdelt_forecast.files import temporary_folder
+from gdelt_forecast.locks import month_lock, partition_lock
+from gdelt_forecast.objectstore import staged
+from gdelt_forecast.stages import STAGES, Stage
+
+
+def run(name: str, cfg: Config, *args: Any, run_id: str | None = None, **kwargs: Any) -> Any:
+    """Stage ``name`` with ``(cfg, *args, **kwargs)``; returns what the stage returns. A month
+    stage's keyword arguments are options its declaration turns into the parameters it runs
+    with and records; ``run_id`` names the run in the record (Airflow's run id)."""
+    stage = STAGES[name]
+    reads = stage.reads(cfg, *args) if cfg.remote else []  # a local root has everything
+    with staged(cfg, [r for r in reads if r != WAREHOUSE]) as local:
+        if WAREHOUSE in reads:
+            from gdelt_forecast.warehouse.build import bring_up_to_date
+
+            bring_up_to_date(local)
+        with _locks(stage, local, args):
+            if stage.recorded:
+                return _recorded(stage, local, args[0], run_id, kwargs)
+            return stage.function(local, *args, **kwargs)
+
+
+def _locks(stage: Stage, cfg: Config, args: tuple) -> ExitStack:
+    stack = ExitStack()
+    if stage.partition == "month":
+        dates.month_range(args[0])  # a bad month is refused before it names a lock file
+        stack.enter_context(month_lock(cfg, stage.name, args[0]))
+    elif stage.partition == "day":
+        first, last = args[0], args[1]
+        for day in dates.days(first, last):  # ascending: two ranges never wait on each other
+            stack.enter_context(partition_lock(cfg, stage.name, day.isoformat()))
+    return stack
+
+
+def _recorded(stage: Stage, cfg: Config, month: str, run_id: str | None, options: dict) -> Any:
+    root = DataRoot(cfg.data_root)
+    final = root.month(stage.name, month)
+    previous = stage_record.read(final)
+    inputs = stage.inputs(root, month)
+    params = stage.params(cfg, month, **options)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    with _fresh(final) as out:
+        summary = stage.function(cfg, month, out, **params)
+        stage_record.write(
+            out,
+            stage=stage.name,
+            partition=month,
+            params={"month": month, **params},
+            config=stage.config(cfg),
+            inputs=inputs,
+            run_id=run_id or f"cli-{uuid.uuid4().hex[:12]}",
+            runs=(previous["run"]["runs"] if previous else 0) + 1,
+            summary=summary.to_dict(),
+        )
+    return summary
+
+
+@contextmanager
+def _fresh(final) -> Iterator:
+    """A new hidden folder beside ``final`` to build in, put in its place when the block ends
+    without an error (the old output removed), removed in any case."""
+    tmp = temporary_folder(final.parent, prefix=f".{final.name}.")
+    try:
+        yield tmp
+        old = final.with_name(f".{final.name}.old-{uuid.uuid4().hex[:8]}")
+        if final.exists():
+            os.rename(final, old)
+        os.rename(tmp, final)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

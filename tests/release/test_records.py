@@ -1,0 +1,118 @@
+"""The release packages what the month's stages built, from their records, and refuses a
+stage that is missing or stale with one line naming the stage to run again."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import date
+
+import pyarrow.parquet as pq
+import pytest
+
+from gdelt_forecast.cli import main
+from gdelt_forecast.config import load_config
+from gdelt_forecast.release.build import PLACES, ReleaseError
+from gdelt_forecast.runner import run
+from gdelt_forecast.stage_record import RECORD
+from tests.release.conftest import MONTH, REPO
+
+
+def records(root) -> dict[str, dict]:
+    return {s: json.loads((root / s / MONTH / RECORD).read_text()) for s in PLACES}
+
+
+def test_the_release_holds_the_stages_files_byte_for_byte(demo_cfg, release):
+    manifest = json.loads((release / "manifest.json").read_text())
+    for stage, record in records(demo_cfg.data_root).items():
+        assert record["files"] and record["run"]["runs"] >= 1
+        assert manifest["stages"][stage] == {
+            k: record[k] for k in ("params", "config_sha256", "inputs", "code_version")
+        }
+        for item in record["files"]:
+            prefix, place = next((p, to) for p, to in PLACES[stage] if item["path"].startswith(p))
+            released = release / (place + item["path"].removeprefix(prefix))
+            source = demo_cfg.data_root / stage / MONTH / item["path"]
+            assert released.read_bytes() == source.read_bytes(), item["path"]
+    assert manifest["stages"]["timelines"]["params"] == {
+        "month": MONTH,
+        "history_start": manifest["history"]["start"],
+    }
+
+
+@pytest.fixture
+def copy(demo_cfg, tmp_path):
+    """A copy of the demo month's data root (its releases left out), to change."""
+    shutil.copytree(
+        demo_cfg.data_root, tmp_path / "data", ignore=shutil.ignore_patterns("releases")
+    )
+    return load_config(REPO / "configs/demo.yaml", [], tmp_path / "data")
+
+
+def refused(cfg, *args, **kwargs) -> str:
+    with pytest.raises(ReleaseError) as caught:
+        run("release", cfg, MONTH, *args, **kwargs)
+    message = str(caught.value)
+    assert "\n" not in message
+    return message
+
+
+def test_a_warehouse_changed_after_the_test_set_is_refused(copy, capsys):
+    # One kept document fewer (of a story: the timelines change, and so the tasks' input).
+    docs = copy.data_root / "articles/docs/date=2025-08-12/part-0.parquet"
+    table = pq.read_table(docs)
+    pq.write_table(table.slice(1), docs)
+    assert "run `gdelt-forecast database`" in refused(copy)  # the warehouse predates it
+    run("database", copy)
+    message = refused(copy)
+    assert message.startswith(f"testset {MONTH} at {copy.data_root / 'testset' / MONTH} is not")
+    assert "its input changed since it ran (warehouse)" in message
+    assert message.endswith(f"run `gdelt-forecast testset --month {MONTH}` again")
+    args = ["--month", MONTH, "--config", "configs/demo.yaml", "--data-root", str(copy.data_root)]
+    code = main(["release", *args])
+    assert code == 1 and "testset 2025-08" in capsys.readouterr().err
+    run("testset", copy, MONTH)
+    assert refused(copy).startswith(f"timelines {MONTH}")
+    before = records(copy.data_root)["timelines"]["files"]
+    run("timelines", copy, MONTH)
+    assert records(copy.data_root)["timelines"]["files"] != before
+    message = refused(copy)
+    assert message.startswith(f"tasks {MONTH}") and "(timelines)" in message
+    run("tasks", copy, MONTH)
+    summary = run("release", copy, MONTH)
+    assert summary.rows["news"] == 12  # the demo's 13 documents, one fewer
+    assert not list((copy.data_root / "releases").glob(".*.tmp"))  # no half release left
+
+
+def test_the_tasks_input_is_the_timelines_content(copy):
+    """Timelines built again to the same bytes leave the tasks current."""
+    run("timelines", copy, MONTH)
+    assert run("release", copy, MONTH).version == "2025.08.0"
+
+
+def test_another_config_history_or_a_changed_file_is_refused(copy):
+    subset = load_config(REPO / "configs/demo.yaml", ["testset.subset_size=1"], copy.data_root)
+    assert "testset 2025-08" in refused(subset) and "another config" in refused(subset)
+    method = load_config(REPO / "configs/demo.yaml", ["tasks.seed=7"], copy.data_root)
+    assert refused(method).startswith(f"tasks {MONTH}")
+    message = refused(copy, history_start=date(2025, 7, 1))
+    assert message.startswith(f"timelines {MONTH}")
+    assert "'history_start': '2025-01-01'" in message and "'2025-07-01'" in message
+    mcnc = copy.data_root / "tasks" / MONTH / "MCNC" / "test.parquet"
+    mcnc.write_bytes(mcnc.read_bytes() + b"\0")
+    assert "MCNC/test.parquet changed since its stage ran" in refused(copy)
+    (copy.data_root / "tasks" / MONTH / RECORD).unlink()
+    assert "it has no record" in refused(copy)
+    assert not (copy.data_root / "releases" / "LATEST").exists()
+
+
+def test_the_runner_replaces_a_month_whole(copy):
+    folder = copy.data_root / "tasks" / MONTH
+    (folder / "STF.parquet").write_bytes(b"left by an older layout")
+    before = records(copy.data_root)["tasks"]
+    run("tasks", copy, MONTH)
+    after = records(copy.data_root)["tasks"]
+    assert not (folder / "STF.parquet").exists()
+    assert after["files"] == before["files"]  # the same build gives the same bytes
+    assert after["run"]["runs"] == before["run"]["runs"] + 1
+    assert not [p for p in folder.parent.iterdir() if p.name.startswith(".")]
