@@ -5,9 +5,10 @@ a fresh folder or a fresh prefix of one bucket:
 
 - ``ingest demo``: the demo month's ingest (the real 2025-08-07 22:00 slot, export and
   mentions, from a file:// mirror);
-- ``release``: the demo month's ``release`` (tables, MIRAI files, test set, timelines,
-  tasks, embeddings, card, manifest; on S3 also the upload under a temporary prefix, the
-  copy into place and LATEST), after an untimed normalize, database and article pages;
+- ``release``: the demo month's ``testset``, ``timelines`` and ``tasks`` and its
+  ``release`` (tables, MIRAI files, the stages' files, embeddings, card, manifest; on S3
+  also the upload under a temporary prefix, the copy into place and LATEST), after an
+  untimed normalize, article pages and database;
 - ``ingest day``: bench_ingest's synthetic day (96 slots x export and mentions, 192 files)
   from its file:// mirror, where the per-file costs of the bucket show.
 
@@ -88,10 +89,11 @@ def one_run(root: str, machine: Path, mirrors: dict[str, Path], archive: Path) -
         )
     }
     cli("normalize", *day, *common)
-    cli("database", *common)
     cli("articles", "process", *day, *common, *pages)
     cli("database", *common)
-    out["release"] = cli("release", "--month", "2025-08", "--version", "bench", *common)
+    month = ["--month", "2025-08"]
+    out["release"] = sum(cli(stage, *month, *common) for stage in ("testset", "timelines", "tasks"))
+    out["release"] += cli("release", *month, "--version", "bench", *common)
     first, last = slots(1)[0], slots(1)[-1]
     when = [f"{s[:4]}-{s[4:6]}-{s[6:8]}T{s[8:10]}:{s[10:12]}" for s in (first, last)]
     out["ingest day"] = cli(
@@ -130,9 +132,9 @@ def prepare(work: Path) -> tuple[dict[str, Path], Path]:
             f"gdelt.base_url={demo.as_uri()}",
         )
         cli("normalize", "--start-date", DAY, "--end-date", DAY, *common)
-        cli("database", *common)
+        day = ["--start-date", DAY, "--end-date", DAY]
         subprocess.run(
-            [sys.executable, "demo/sample_pages.py", *common, "--day", DAY, "--out", str(archive)],
+            [sys.executable, "demo/sample_pages.py", *common, *day, "--out", str(archive)],
             cwd=REPO,
             check=True,
         )
