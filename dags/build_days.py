@@ -4,6 +4,8 @@
 Runs on each `gdelt_bronze_day` asset event (one per complete day of bronze, from
 `gdelt_ingest`), or by hand with the params `start_date` and `end_date`.
 
+* **pools** fails at once, naming them, when the pools below were not made (run
+  `gdelt-forecast airflow init`).
 * **days** collects the days to build: the triggering events' `day`, or the params' range.
 * **normalize_day** (one mapped task per day) applies the MIRAI rules to the day's bronze
   and writes its silver events and funnel, like `gdelt-forecast normalize`.
@@ -29,7 +31,7 @@ from datetime import UTC, datetime, timedelta
 
 from airflow.sdk import Asset, Param, dag, task
 
-from gdelt_forecast.dag_shared import RUN, day_tasks
+from gdelt_forecast.dag_shared import RUN, day_tasks, pools
 
 BRONZE_DAY = Asset("gdelt_bronze_day")
 
@@ -64,7 +66,9 @@ def build_days():
         run_stage("database")
         return sorted(days)
 
-    database(day_tasks(days()))
+    first = days()
+    pools() >> first
+    database(day_tasks(first))
 
 
 build_days()

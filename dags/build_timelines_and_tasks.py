@@ -12,7 +12,8 @@ Params (validated): `month` (`YYYY-MM`; default: the month before the run),
 `history_start` (as `monthly_refresh`'s: a release of the month must use the same), `method`
 (`extractive` or `llm`, for both tasks); and `config`, `data_root`, `set` as on the command
 line. Both tasks run in the pool `llm_server`, so runs of several months never flood the LLM
-server together.
+server together; **pools** first fails at once when `gdelt-forecast airflow init` has not
+made it.
 A month without documents fails at once, naming the data root.
 """
 
@@ -22,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 
 from airflow.sdk import Param, dag, task
 
-from gdelt_forecast.dag_shared import HISTORY, MONTH, RUN
+from gdelt_forecast.dag_shared import HISTORY, MONTH, RUN, pools
 
 
 @dag(
@@ -64,7 +65,9 @@ def build_timelines_and_tasks():
         overrides = param_overrides("timelines", ("method",))
         return run_stage("tasks", run_month(), overrides=overrides)
 
-    tasks(timelines())
+    built = timelines()
+    pools() >> built
+    tasks(built)
 
 
 build_timelines_and_tasks()

@@ -2,12 +2,13 @@
 ### Monthly refresh: from bronze to a release
 
 On the 2nd of each month (06:00 UTC) for the month before, or by hand (`airflow dags trigger
-monthly_refresh --conf '{"month": "2023-11"}'`), runs the month's bronze through every later
-stage once, as the command line would: **normalize_day**, **fetch_day** (pool
-`article_fetch`) and **process_day**, mapped per day; **database** (pool
-`warehouse_writer`); **testset**, and **timelines** then **tasks** (pool `llm_server`);
-**release**, which packages what those built (their records say so) and refuses stale ones.
-The pools come from `gdelt-forecast airflow init`.
+monthly_refresh --conf '{"month": "2023-11"}'`), checks that its pools were made (**pools**
+fails at once, naming them, unless `gdelt-forecast airflow init` made them), then runs the
+month's bronze through every later stage once, as the command line would:
+**normalize_day**, **fetch_day** (pool `article_fetch`) and **process_day**, mapped per day;
+**database** (pool `warehouse_writer`); **testset**, and **timelines** then **tasks** (pool
+`llm_server`); **release**, which packages what those built (their records say so) and
+refuses stale ones.
 
 **days** fails at once if a day of the month has no bronze, unless the param `partial` is
 true (then it leaves such days out); a month without any never reaches a release. Errors no
@@ -24,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 
 from airflow.sdk import CronTriggerTimetable, Param, dag, task
 
-from gdelt_forecast.dag_shared import HISTORY, MONTH, RUN, day_tasks
+from gdelt_forecast.dag_shared import HISTORY, MONTH, RUN, day_tasks, pools
 
 
 @dag(
@@ -87,7 +88,9 @@ def monthly_refresh():
 
         return run_stage("release", run_month(), release_version(), history_start())
 
-    warehouse = database(day_tasks(days()))
+    first = days()
+    pools() >> first
+    warehouse = database(day_tasks(first))
     release(testset(warehouse), tasks(timelines(warehouse)))
 
 

@@ -2,13 +2,18 @@
 migrates Airflow's database and creates them (the tests and ``docker/compose.yaml`` use it).
 
 A task whose pool does not exist waits in ``scheduled`` for ever, with nothing but a
-scheduler warning to say why, so the pools are made by the one command the README names.
-The DAG files name their pools as strings (importing this package while Airflow parses them
-would make parsing heavy); ``tests/dags`` keeps them within ``POOLS``.
+scheduler warning to say why, so the pools are made by the one command the README names,
+and every DAG that uses them starts with a task that fails at once, naming the pools, when
+they were not made (:func:`gdelt_forecast.airflow_tasks.require_pools`). That task cannot
+list Airflow's pools (Airflow 3 keeps task code out of its database), so ``init`` leaves
+the Variable ``MARK``, the pools it made, which a task may read. The DAG files name their
+pools as strings (importing this package while Airflow parses them would make parsing
+heavy); ``tests/dags`` keeps them within ``POOLS``.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -21,6 +26,7 @@ POOLS = {  # name -> (slots, description)
     "article_fetch": (1, "one day's fetching at a time"),
     "llm_server": (1, "one month's LLM work at a time"),
 }
+MARK = "gdelt_forecast_pools"  # the Variable init leaves: the names of the pools it made
 
 
 def airflow_command() -> str:
@@ -35,10 +41,12 @@ def airflow_command() -> str:
 
 
 def init() -> list[str]:
-    """Migrate Airflow's database and create (or reset) every pool; one line per step."""
+    """Migrate Airflow's database, create (or reset) every pool and leave ``MARK``; one line
+    per step."""
     airflow = airflow_command()
     steps = [["db", "migrate"]]
     steps += [["pools", "set", name, str(slots), text] for name, (slots, text) in POOLS.items()]
+    steps += [["variables", "set", MARK, json.dumps(sorted(POOLS))]]
     done = []
     for step in steps:
         run = subprocess.run([airflow, *step], capture_output=True, text=True)

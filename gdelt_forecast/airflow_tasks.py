@@ -70,6 +70,24 @@ def _network_errors() -> tuple[type[StageError], ...]:
     return MasterfileError, EmbeddingError, StorageError
 
 
+def require_pools() -> None:
+    """Fail at once, naming them, when pools this run's DAG uses were not made by
+    ``gdelt-forecast airflow init`` (Airflow would leave their tasks waiting in ``scheduled``
+    for ever): the DAGs run this first, in the default pool."""
+    from airflow.sdk import Variable
+    from airflow.sdk.exceptions import AirflowFailException
+
+    from gdelt_forecast.airflow_pools import MARK
+
+    used = sorted({t.pool for t in _context()["dag"].tasks} - {"default_pool"})
+    made = json.loads(Variable.get(MARK, default="[]"))
+    if missing := [pool for pool in used if pool not in made]:
+        raise AirflowFailException(
+            f"the Airflow pool(s) {', '.join(missing)} were not made: run `gdelt-forecast "
+            "airflow init` (without them this run's tasks would wait in 'scheduled' for ever)"
+        )
+
+
 def run_config(overrides: Sequence[str] = ()) -> Config:
     """The config the run's ``config``, ``data_root`` and ``set`` params (plus ``overrides``)
     ask for; a relative data root is refused."""

@@ -1,6 +1,7 @@
 """What the DAGs in ``dags/`` share, defined once: the params (the run's ``config``,
 ``data_root`` and ``set`` overrides, as on the command line, the ``month`` of the monthly
-ones, the release's ``history_start``) and the per-day tasks (:func:`day_tasks`).
+ones, the release's ``history_start``), the check that the pools exist (:func:`pools`) and
+the per-day tasks (:func:`day_tasks`).
 
 The DAG files import this module while Airflow parses them, so it imports nothing but
 Airflow's SDK (the package's ``__init__`` is a docstring and a version): parsing stays
@@ -21,6 +22,15 @@ MONTH = {
 HISTORY = {  # the release's history start; the month's timelines read no document before it
     "history_start": Param(None, type=["null", "string"], format="date"),
 }
+
+
+@task
+def pools() -> None:
+    """Fail at once when the pools this DAG uses were not made (``gdelt-forecast airflow
+    init``); a DAG with pools runs this before everything else."""
+    from gdelt_forecast.airflow_tasks import require_pools
+
+    require_pools()
 
 
 def day_tasks(days):

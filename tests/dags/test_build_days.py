@@ -37,7 +37,14 @@ def test_dag_parses_and_listens_to_the_ingest_asset(airflow_env):
     assert result.returncode == 0, result.stderr[-3000:]
     info = json.loads(result.stdout.strip().splitlines()[-1])
     assert info["errors"] == {}
-    assert info["tasks"] == ["database", "days", "fetch_day", "normalize_day", "process_day"]
+    assert info["tasks"] == [
+        "database",
+        "days",
+        "fetch_day",
+        "normalize_day",
+        "pools",
+        "process_day",
+    ]
     assert info["pools"] == {"database": "warehouse_writer", "fetch_day": "article_fetch"}
     assert info["after"] == ["process_day"]  # the warehouse is built once, with the news
     assert info["emits"] == ["gdelt_bronze_day"]

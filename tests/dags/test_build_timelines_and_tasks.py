@@ -15,7 +15,7 @@ def test_previous_month_by_default_into_timelines(airflow_env, tmp_path):
     cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
     conf = {"data_root": str(cfg.data_root), "config": str(REPO / "configs/demo.yaml")}
     result = run_dag(airflow_env, conf)
-    assert "POOLS ['llm_server']" in result.stdout
+    assert "POOLS ['default_pool', 'llm_server']" in result.stdout  # the check, the work
     assert "STATE success" in result.stdout, (result.stdout + result.stderr)[-5000:]
     events = pq.read_table(cfg.data_root / "timelines/2025-08/complex_events.parquet")
     assert events.num_rows == 2

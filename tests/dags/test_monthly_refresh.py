@@ -31,6 +31,7 @@ def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
     info = json.loads(result.stdout.strip().splitlines()[-1])
     assert info["errors"] == {}
     assert info["tasks"] == {
+        "pools": "default_pool",
         "days": "default_pool",
         "normalize_day": "default_pool",
         "fetch_day": "article_fetch",

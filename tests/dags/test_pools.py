@@ -1,12 +1,18 @@
 """The pools come from the project's command (`gdelt-forecast airflow init`, which the
-shared Airflow home of these tests was made with), and every pool a DAG names is one of
-them."""
+shared Airflow home of these tests was made with), every pool a DAG names is one of them,
+and a run whose pools were not made fails at once under a real scheduler."""
 
+import contextlib
 import json
+import os
+import signal
+import socket
 import subprocess
+import time
+from pathlib import Path
 
-from gdelt_forecast.airflow_pools import POOLS
-from tests.dags.conftest import AIRFLOW, python
+from gdelt_forecast.airflow_pools import MARK, POOLS
+from tests.dags.conftest import AIRFLOW, REPO, python
 
 
 def test_airflow_init_made_every_pool(airflow_env):
@@ -20,6 +26,10 @@ def test_airflow_init_made_every_pool(airflow_env):
     assert listed.returncode == 0, listed.stderr[-3000:]
     made = {p["pool"]: (int(p["slots"]), p["description"]) for p in json.loads(listed.stdout)}
     assert {name: made.get(name) for name in POOLS} == POOLS
+    mark = subprocess.run(
+        [AIRFLOW, "variables", "get", MARK], env=airflow_env, capture_output=True, text=True
+    )
+    assert json.loads(mark.stdout.strip().splitlines()[-1]) == sorted(POOLS)
 
 
 def test_every_pool_a_dag_names_is_the_projects(airflow_env):
@@ -35,3 +45,109 @@ def test_every_pool_a_dag_names_is_the_projects(airflow_env):
     assert result.returncode == 0, result.stderr[-3000:]
     used = set(json.loads(result.stdout.strip().splitlines()[-1])) - {"default_pool"}
     assert used == set(POOLS)
+
+
+def test_every_pooled_task_waits_for_the_pools_check(airflow_env):
+    result = python(
+        """
+        import json
+        from airflow.dag_processing.dagbag import DagBag
+        out = {}
+        for dag_id, dag in DagBag().dags.items():
+            pooled = sorted(t.task_id for t in dag.tasks if t.pool != "default_pool")
+            if pooled:
+                after = dag.task_dict["pools"].get_flat_relative_ids(upstream=False)
+                out[dag_id] = sorted(set(pooled) - after)
+        print(json.dumps(out))
+        """,
+        airflow_env,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    unchecked = json.loads(result.stdout.strip().splitlines()[-1])
+    assert unchecked == dict.fromkeys(
+        ("build_days", "build_timelines_and_tasks", "monthly_refresh"), []
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_a_run_without_the_pools_fails_at_once_under_a_real_scheduler(tmp_path):
+    """`airflow standalone` (scheduler, DAG processor, API server, LocalExecutor) on a fresh
+    home where nobody ran `gdelt-forecast airflow init`: a triggered monthly_refresh fails
+    within seconds at its `pools` task, naming the pools, instead of waiting for ever."""
+    api = _free_port()
+    env = {
+        **os.environ,
+        "PATH": f"{Path(AIRFLOW).parent}{os.pathsep}{os.environ['PATH']}",  # it runs `airflow`
+        "PYTHONPATH": str(REPO),
+        "AIRFLOW_HOME": str(tmp_path / "airflow"),
+        "AIRFLOW__CORE__DAGS_FOLDER": str(REPO / "dags"),
+        "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
+        "AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION": "True",  # only monthly_refresh runs
+        "AIRFLOW__CORE__PARALLELISM": "4",
+        "AIRFLOW__API__HOST": "127.0.0.1",
+        "AIRFLOW__API__PORT": str(api),
+        "AIRFLOW__CORE__EXECUTION_API_SERVER_URL": f"http://127.0.0.1:{api}/execution/",
+        "AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT": str(_free_port()),
+        "AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT": str(_free_port()),
+        "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "5",
+    }
+
+    def airflow(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [AIRFLOW, *args], env=env, capture_output=True, text=True, timeout=120
+        )
+
+    log = (tmp_path / "standalone.log").open("w")
+    server = subprocess.Popen(
+        [AIRFLOW, "standalone"],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline, paused = time.monotonic() + 240, None
+        while paused is not False:  # the DAG processor has stored it, and it is unpaused
+            assert time.monotonic() < deadline, f"monthly_refresh paused: {paused}"
+            airflow("dags", "unpause", "monthly_refresh")
+            listed = airflow("dags", "list", "-o", "json").stdout.strip().splitlines()
+            dags = json.loads(listed[-1]) if listed else []
+            found = [str(d["is_paused"]) for d in dags if d["dag_id"] == "monthly_refresh"]
+            paused = found[0] != "False" if found else None  # the CLI's JSON has "False"
+            time.sleep(0 if paused is False else 3)
+        conf = json.dumps({"data_root": str(tmp_path / "data"), "month": "2025-08"})
+        run_id = "pools-missing"
+        done = airflow("dags", "trigger", "monthly_refresh", "--run-id", run_id, "--conf", conf)
+        assert done.returncode == 0, done.stderr[-3000:]
+        triggered, state = time.monotonic(), None
+        while state not in ("failed", "success"):
+            assert time.monotonic() - triggered < 120, f"still {state} after 120 s"
+            time.sleep(3)
+            listed = airflow("dags", "list-runs", "monthly_refresh", "-o", "json")
+            runs = json.loads(listed.stdout.strip().splitlines()[-1] or "[]")
+            state = next((r["state"] for r in runs if r["run_id"] == run_id), None)
+        assert state == "failed"
+        tis = airflow("tasks", "states-for-dag-run", "monthly_refresh", run_id, "-o", "json")
+        states = {t["task_id"]: t["state"] for t in json.loads(tis.stdout.strip().splitlines()[-1])}
+        assert states.pop("pools") == "failed"
+        assert set(states.values()) == {"upstream_failed"}
+        [attempt] = (tmp_path / "airflow/logs").glob(
+            f"dag_id=monthly_refresh/run_id={run_id}/task_id=pools/attempt=*.log"
+        )
+        assert (
+            "the Airflow pool(s) article_fetch, llm_server, warehouse_writer were not made: run "
+            "`gdelt-forecast airflow init`"
+        ) in attempt.read_text()
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            server.wait(timeout=60)
+        with contextlib.suppress(ProcessLookupError):  # any component that outlived it
+            os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+        log.close()
