@@ -24,7 +24,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from gdelt_forecast.config import Config, ConfigError, from_dag_params
-from gdelt_forecast.data_root import LEDGER, bronze
+from gdelt_forecast.data_root import BRONZE, LEDGER, bronze
 from gdelt_forecast.dates import days, month_range
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.objectstore import listed, staged
@@ -155,7 +155,7 @@ def month_days() -> list[str]:
     from gdelt_forecast.events.normalize import NormalizeError
 
     cfg, month = run_config(), run_month()
-    folder = f"{cfg.data_root}/bronze/events"
+    folder = f"{cfg.data_root}/{BRONZE}/events"  # a bucket's URL or a folder
     with fail_fast(cfg):
         first, last = month_range(month)
         present = [d.isoformat() for d in days(first, last) if listed(cfg, bronze("events", d))]

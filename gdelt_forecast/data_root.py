@@ -11,25 +11,32 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+BRONZE = "bronze"
 LEDGER = "bronze/slots.parquet"
+RAW_GDELT = "raw/gdelt"
+SILVER = "silver"
 WAREHOUSE = "warehouse.duckdb"
 LLM_CACHE = "llm_cache"
 RELEASES = "releases"
 LATEST = "releases/LATEST"
+ARTICLES = "articles"
+PAGES = "articles/pages"
 FETCH_LEDGER = "articles/fetch_ledger.parquet"
 FETCH_JOURNAL = "articles/fetch_journal"
-ARTICLES = "articles"
+BASELINES = "baselines"
+LOCKS = "locks"
+SCRATCH = "tmp"  # DuckDB's spill files and other scratch, never pushed to a bucket
 WAREHOUSE_SOURCES = ("silver/events", "silver/funnel", "articles/docs")  # what it is built from
 
 
 def bronze(table: str, day: date) -> str:
     """A day's bronze partition of ``events`` or ``mentions``."""
-    return f"bronze/{table}/date={day.isoformat()}"
+    return f"{BRONZE}/{table}/date={day.isoformat()}"
 
 
 def silver(table: str, day: date) -> str:
     """A day's silver partition of ``events`` or ``funnel``: ``part-0.parquet`` inside."""
-    return f"silver/{table}/date={day.isoformat()}"
+    return f"{SILVER}/{table}/date={day.isoformat()}"
 
 
 def month_output(stage: str, month: str) -> str:
@@ -47,12 +54,65 @@ class DataRoot:
         return self.root / rel
 
     @property
+    def bronze_root(self) -> Path:
+        return self.root / BRONZE
+
+    @property
+    def ledger(self) -> Path:
+        """GDELT's files as ingested: one row per slot file with its md5 and outcome."""
+        return self.root / LEDGER
+
+    @property
+    def raw_gdelt(self) -> Path:
+        return self.root / RAW_GDELT
+
+    @property
+    def silver_root(self) -> Path:
+        return self.root / SILVER
+
+    @property
+    def articles(self) -> Path:
+        return self.root / ARTICLES
+
+    @property
+    def pages(self) -> Path:
+        """The fetched pages' web archives (WARC)."""
+        return self.root / PAGES
+
+    @property
+    def fetch_ledger(self) -> Path:
+        return self.root / FETCH_LEDGER
+
+    @property
+    def fetch_journal(self) -> Path:
+        return self.root / FETCH_JOURNAL
+
+    @property
     def warehouse(self) -> Path:
         return self.root / WAREHOUSE
 
     @property
+    def llm_cache(self) -> Path:
+        return self.root / LLM_CACHE
+
+    @property
     def releases(self) -> Path:
         return self.root / RELEASES
+
+    def release(self, version: str) -> Path:
+        return self.root / RELEASES / version
+
+    @property
+    def baselines(self) -> Path:
+        return self.root / BASELINES
+
+    @property
+    def locks(self) -> Path:
+        return self.root / LOCKS
+
+    @property
+    def scratch(self) -> Path:
+        return self.root / SCRATCH
 
     def month(self, stage: str, month: str) -> Path:
         return self.root / month_output(stage, month)

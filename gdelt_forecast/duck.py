@@ -10,6 +10,7 @@ from pathlib import Path
 import duckdb
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.data_root import DataRoot
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"  # package data: installs carry it
 _PARAM = re.compile(r"\$([A-Za-z_]\w*)")
@@ -17,7 +18,7 @@ _PARAM = re.compile(r"\$([A-Za-z_]\w*)")
 
 def connect(cfg: Config, database: str | Path = ":memory:", read_only: bool = False):
     """A connection that spills to ``<data_root>/tmp/duckdb`` past the memory limit."""
-    spill = cfg.data_root / "tmp" / "duckdb"
+    spill = DataRoot(cfg.data_root).scratch / "duckdb"
     spill.mkdir(parents=True, exist_ok=True)
     settings = {"memory_limit": cfg.duckdb.memory_limit, "temp_directory": str(spill)}
     if cfg.duckdb.threads:

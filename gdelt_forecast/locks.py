@@ -24,6 +24,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.objectstore import Bucket, WorkingCopy, working_copy_of
 
@@ -48,7 +49,7 @@ def partition_lock(cfg: Config, stage: str, partition: str) -> AbstractContextMa
     copy = working_copy_of(cfg.data_root)
     if copy:
         return bucket_lock(copy[0].bucket, f"{stage}-{partition}", copy[0].ttl_s)
-    folder = cfg.data_root / "locks"
+    folder = DataRoot(cfg.data_root).locks
     folder.mkdir(parents=True, exist_ok=True)
     return FileLock(folder / f"{stage}-{partition}.lock")
 

@@ -35,7 +35,6 @@ import urllib3
 from gdelt_forecast.articles.ledger import (
     STATUSES,
     Journal,
-    journal_dir,
     settle_finished_runs,
     settled_urls,
 )
@@ -55,6 +54,7 @@ from gdelt_forecast.articles.safety import (
 )
 from gdelt_forecast.articles.warc import RunWarcs, response_records
 from gdelt_forecast.config import ArticlesConfig, Config
+from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.progress import progress
 from gdelt_forecast.summary import StageSummary
 
@@ -437,7 +437,7 @@ def fetch_urls(cfg: Config, urls: Iterable[str]) -> FetchSummary:
     """Fetch each distinct URL that the ledger does not hold or holds as retryable; store the
     HTML pages in WARC files and every outcome in the ledger (see ``warc`` and ``ledger``)."""
     t0 = time.monotonic()
-    journal_dir(cfg.data_root).mkdir(parents=True, exist_ok=True)
+    DataRoot(cfg.data_root).fetch_journal.mkdir(parents=True, exist_ok=True)
     summary = FetchSummary(recovered=settle_finished_runs(cfg.data_root))
     settled = settled_urls(cfg.data_root)
     wanted = list(dict.fromkeys(urls))

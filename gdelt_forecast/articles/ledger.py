@@ -34,7 +34,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from filelock import FileLock, Timeout
 
-from gdelt_forecast.articles.warc import articles_root, pages_with_offsets, seal, unfinished_files
+from gdelt_forecast.articles.warc import pages_with_offsets, seal, unfinished_files
+from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.locks import shared_file
 from gdelt_forecast.parquet_io import write_parquet
 
@@ -70,17 +71,9 @@ LEDGER_SCHEMA = pa.schema(
 )
 
 
-def ledger_path(data_root: Path) -> Path:
-    return articles_root(data_root) / "fetch_ledger.parquet"
-
-
-def journal_dir(data_root: Path) -> Path:
-    return articles_root(data_root) / "fetch_journal"
-
-
 def read_ledger(data_root: Path) -> dict[str, dict]:
     """The ledger's rows by URL."""
-    path = ledger_path(data_root)
+    path = DataRoot(data_root).fetch_ledger
     if not path.exists():
         return {}
     return {row["url"]: row for row in pq.read_table(path, schema=LEDGER_SCHEMA).to_pylist()}
@@ -88,7 +81,7 @@ def read_ledger(data_root: Path) -> dict[str, dict]:
 
 def settled_urls(data_root: Path) -> set[str]:
     """URLs the ledger holds in a final state (a re-run leaves them alone)."""
-    path = ledger_path(data_root)
+    path = DataRoot(data_root).fetch_ledger
     if not path.exists():
         return set()
     table = pq.read_table(path, columns=["url", "status"])
@@ -104,7 +97,7 @@ class Journal:
     """The journal of a running fetch run, which holds its lock while open (``with``)."""
 
     def __init__(self, data_root: Path, run: str):
-        self._path = journal_dir(data_root) / f"{run}.jsonl"
+        self._path = DataRoot(data_root).fetch_journal / f"{run}.jsonl"
         self._lock = FileLock(self._path.with_suffix(".lock"))
         self._fh: IO[str] | None = None
 
@@ -203,15 +196,15 @@ def _merge_ledger(data_root: Path, rows: list[dict]) -> None:
             "attempts": row["attempts"] + ((prior["attempts"] or 0) if prior else 0),
         }
     table = pa.Table.from_pylist([merged[url] for url in sorted(merged)], schema=LEDGER_SCHEMA)
-    write_parquet(table, ledger_path(data_root))
+    write_parquet(table, DataRoot(data_root).fetch_ledger)
 
 
 def settle_finished_runs(data_root: Path) -> int:
     """Fold the journals of runs that are no longer running (ended or died) into the ledger;
     return the number of pages recovered from WARC records that had no journal line."""
     recovered = 0
-    with shared_file(ledger_path(data_root)):
-        for journal in sorted(journal_dir(data_root).glob("*.jsonl")):
+    with shared_file(DataRoot(data_root).fetch_ledger):
+        for journal in sorted(DataRoot(data_root).fetch_journal.glob("*.jsonl")):
             lock = FileLock(journal.with_suffix(".lock"))
             try:
                 lock.acquire(timeout=0)

@@ -32,8 +32,9 @@ from gdelt_forecast.articles.extract import extract
 from gdelt_forecast.articles.ledger import read_ledger
 from gdelt_forecast.articles.schema import DOCS, EXCLUSIONS, FILTERS, VALUES
 from gdelt_forecast.articles.sources import urls_for_days
-from gdelt_forecast.articles.warc import Page, articles_root, iter_pages
+from gdelt_forecast.articles.warc import Page, iter_pages
 from gdelt_forecast.config import Config
+from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.progress import progress
@@ -189,7 +190,7 @@ def process(cfg: Config, first: date, last: date, warcs: list[Path] | None = Non
     """Turn the fetched pages of the days' source URLs into documents and exclusions."""
     t0 = time.monotonic()
     wanted = urls_for_days(cfg, first, last)
-    stored = articles_root(cfg.data_root) / "pages"
+    stored = DataRoot(cfg.data_root).pages
     sources = list(warcs or cfg.articles.archives or sorted(stored.rglob("*.warc.gz")))
     if not sources:
         raise ArticlesError(
@@ -260,7 +261,7 @@ def _write(cfg: Config, first: date, last: date, results: Iterable[tuple]) -> No
             docs[row["date"]].append(row)
         for e in excluded:
             exclusions[e["date"]].append(e)
-    root = articles_root(cfg.data_root)
+    root = DataRoot(cfg.data_root).articles
     for day in dates.days(first, last):
         part = f"date={day.isoformat()}/part-0.parquet"
         day_docs = sorted(docs[day], key=lambda r: (r["url"], r["doc_id"]))

@@ -27,7 +27,7 @@ def urls_for_days(cfg: Config, first: date, last: date) -> dict[str, date]:
     ]
     if not parts:
         raise StageError(
-            f"no silver events for {first}..{last} under {cfg.data_root / 'silver'}: "
+            f"no silver events for {first}..{last} under {DataRoot(cfg.data_root).silver_root}: "
             "run `gdelt-forecast normalize` first"
         )
     with duck.connect(cfg) as con:

@@ -32,8 +32,8 @@ from warcio.timeutils import datetime_to_iso_date, iso_date_to_datetime
 from warcio.warcwriter import WARCWriter
 
 from gdelt_forecast import __version__
+from gdelt_forecast.data_root import PAGES, DataRoot
 
-PAGES = "articles/pages"  # our WARC files, relative to data_root
 SOURCE_HEADER = "GDELT-Forecast-Source-URI"
 WARC_MAX_BYTES = 1 << 30  # the customary WARC file size
 WARC_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
@@ -52,10 +52,6 @@ class Page:
     http_status: int
     content_type: str
     body: bytes
-
-
-def articles_root(data_root: Path) -> Path:
-    return Path(data_root) / "articles"
 
 
 # --- writing ----------------------------------------------------------------------------------
@@ -133,7 +129,7 @@ class RunWarcs:
 
     def __init__(self, data_root: Path, run: str, user_agent: str, robots: bool):
         self._run, self._user_agent, self._robots = run, user_agent, robots
-        self._pages = Path(data_root) / PAGES
+        self._pages = DataRoot(data_root).pages
         self._pages.mkdir(parents=True, exist_ok=True)
         self._warc: io.BufferedWriter | None = None
         self._name = ""
@@ -187,7 +183,7 @@ class RunWarcs:
 
 def unfinished_files(data_root: Path, run: str) -> list[Path]:
     """The WARC files run ``run`` left open, in order."""
-    return sorted((Path(data_root) / PAGES).glob(f".{run}-*.warc.gz{_OPEN}"))
+    return sorted(DataRoot(data_root).pages.glob(f".{run}-*.warc.gz{_OPEN}"))
 
 
 def _complete_members_end(path: Path) -> int:

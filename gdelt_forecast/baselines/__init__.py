@@ -28,6 +28,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.environment import CAMEOCode, Date, DateRange, Environment, ISOCode
 from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.testset import evaluate
@@ -202,6 +203,6 @@ def _llm(folder: Path, path: Path, cfg: Config) -> tuple[dict[str, object], dict
     ]
     t0 = time.monotonic()
     results = run(cfg, requests)
-    write_calls(cfg.data_root / "baselines" / folder.name / "llm_calls.parquet", results)
+    write_calls(DataRoot(cfg.data_root).baselines / folder.name / "llm_calls.parquet", results)
     predictions = {r.key: r.answer or {} for r in results}
     return predictions, summarize(results, time.monotonic() - t0).to_dict()

@@ -9,6 +9,7 @@ from datetime import date
 from pathlib import Path
 
 from gdelt_forecast.config import Config, load_config
+from gdelt_forecast.data_root import RELEASES, DataRoot
 from gdelt_forecast.environment.env import Environment, EnvironmentSetupError
 from gdelt_forecast.environment.tools import call_tool, tool_schemas
 from gdelt_forecast.environment.types import (
@@ -37,9 +38,9 @@ def release_folder(release: str | Path, cfg: Config | None = None) -> Path:
         if cfg.remote:
             raise EnvironmentSetupError(
                 f"release {release!r}: the environment reads a local release folder; copy "
-                f"it from {cfg.data_root}/releases/ first"
+                f"it from {cfg.data_root}/{RELEASES}/ first"
             )
-        folder = cfg.data_root / "releases" / str(release)
+        folder = DataRoot(cfg.data_root).release(str(release))
     if not (folder / "manifest.json").is_file():
         raise EnvironmentSetupError(f"no release at {folder} (no manifest.json)")
     return folder

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from gdelt_forecast import dates, duck
 from gdelt_forecast.config import Config
+from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.gdelt.schema import MENTIONS
 from gdelt_forecast.reference import tables
@@ -72,7 +73,7 @@ def _partition_files(root: Path, days: list[date]) -> tuple[list[Path], list[dat
 
 
 def _views(con, cfg: Config, first: date, last: date) -> None:
-    bronze = cfg.data_root / "bronze"
+    bronze = DataRoot(cfg.data_root).bronze_root
     window = dates.days(first - timedelta(days=cfg.events.url_lookback_days), first - timedelta(1))
     events, missing = _partition_files(bronze / "events", dates.days(first, last))
     if missing:
@@ -160,7 +161,7 @@ def normalize(cfg: Config, first: date, last: date) -> Summary:
         _views(con, cfg, first, last)
         _apply_rules(con, cfg, first, last)
         duck.run(con, "normalize/70_silver.sql", "CREATE TEMP TABLE silver AS")
-        silver = cfg.data_root / "silver"
+        silver = DataRoot(cfg.data_root).silver_root
         for day in days:
             part = f"date={day.isoformat()}/part-0.parquet"
             at = {"day": day}

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.gdelt import ledger
-from gdelt_forecast.gdelt.ingest import bronze_root, list_slot_files
+from gdelt_forecast.gdelt.ingest import list_slot_files
 
 FINAL = {"downloaded", "cached", "missing", "corrupt"}
 
@@ -33,7 +34,7 @@ class DayStatus:
 def day_status(cfg: Config, day: date) -> DayStatus:
     first = datetime.combine(day, time())
     listing = list_slot_files(cfg, first, first + timedelta(days=1, seconds=-1), cfg.gdelt.tables)
-    book = ledger.read(bronze_root(cfg) / "slots.parquet")
+    book = ledger.read(DataRoot(cfg.data_root).ledger)
     outcomes = {
         f.name: book.get((f.slot, f.stream, f.table), {}).get("status") for f in listing.files
     }

@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 
 import requests
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.gdelt import bronze, ledger
 from gdelt_forecast.gdelt.download import STATUSES, Fetched, fetch, make_session
 from gdelt_forecast.gdelt.masterfile import Listing, SlotFile, list_files
@@ -55,14 +55,6 @@ class Summary(StageSummary):
         )
 
 
-def bronze_root(cfg: Config) -> Path:
-    return cfg.data_root / "bronze"
-
-
-def raw_root(cfg: Config) -> Path:
-    return cfg.data_root / "raw" / "gdelt"
-
-
 def list_slot_files(
     cfg: Config, start: datetime, end: datetime, tables: Sequence[str], session=None
 ) -> Listing:
@@ -78,10 +70,9 @@ def fetch_files(
 ) -> list[Fetched]:
     """Fetch every listed file into the raw cache with bounded parallelism."""
     session = session or make_session(cfg.download)
+    raw = DataRoot(cfg.data_root).raw_gdelt
     with ThreadPoolExecutor(cfg.download.parallelism, thread_name_prefix="fetch") as pool:
-        futures = [
-            pool.submit(fetch, session, f, raw_root(cfg), cfg.download) for f in listing.files
-        ]
+        futures = [pool.submit(fetch, session, f, raw, cfg.download) for f in listing.files]
         return [f.result() for f in progress(as_completed(futures), len(futures), "download")]
 
 
@@ -102,7 +93,7 @@ def _to_bronze(cfg: Config, item: Fetched, previous: dict | None) -> dict:
         "lines": 0,
     }
     old_days = previous["partitions"] if previous else []
-    root = bronze_root(cfg)
+    root = DataRoot(cfg.data_root).bronze_root
     if item.path is None:
         # The ledger says what bronze holds, so a file that did not arrive has no rows.
         bronze.remove_slot(root, file, old_days, rejects=True)
@@ -123,7 +114,7 @@ def _to_bronze(cfg: Config, item: Fetched, previous: dict | None) -> dict:
 
 
 def _previous(cfg: Config) -> Callable[[SlotFile], dict | None]:
-    rows = ledger.read(bronze_root(cfg) / "slots.parquet")
+    rows = ledger.read(DataRoot(cfg.data_root).ledger)
     return lambda file: rows.get((file.slot, file.stream, file.table))
 
 
@@ -143,7 +134,7 @@ def _record(cfg: Config, summary: Summary, outcomes: Iterable[Future[dict]]) -> 
     )
     for problem in summary.problems:
         log.warning(problem)
-    ledger.update(bronze_root(cfg) / "slots.parquet", rows)
+    ledger.update(DataRoot(cfg.data_root).ledger, rows)
     return summary
 
 
@@ -172,7 +163,7 @@ def ingest(cfg: Config, start: datetime, end: datetime, tables: Sequence[str]) -
     ):
 
         def fetch_then_queue(file: SlotFile) -> Future[dict]:
-            item = fetch(session, file, raw_root(cfg), cfg.download)
+            item = fetch(session, file, DataRoot(cfg.data_root).raw_gdelt, cfg.download)
             return parse_pool.submit(_to_bronze, cfg, item, previous(file))
 
         queued = [fetch_pool.submit(fetch_then_queue, f) for f in listing.files]

@@ -24,6 +24,7 @@ from typing import Any
 from openai import AsyncOpenAI
 
 from gdelt_forecast.config import Config, LlmConfig
+from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.llm.cache import AnswerCache
 from gdelt_forecast.llm.client import ask, check_server
 from gdelt_forecast.llm.request import Request, Result, request_hash
@@ -74,7 +75,7 @@ def summarize(results: Sequence[Result], seconds: float) -> LlmSummary:
 
 async def run_requests(cfg: Config, requests: Sequence[Request]) -> list[Result]:
     """One result per request, in the order given. Logs the summary line."""
-    cache = AnswerCache(cfg.data_root / "llm_cache")
+    cache = AnswerCache(DataRoot(cfg.data_root).llm_cache)
     digests = [request_hash(r, cfg.llm) for r in requests]
     settled: dict[str, Result] = {}
     todo: dict[str, Request] = {}

@@ -413,7 +413,7 @@ def _schemas(out: Path) -> dict:
 
 def _gdelt_slots(cfg: Config, start: date, last: date, path: Path) -> dict:
     """The source files' ledger rows of the window (md5 of every file) and their summary."""
-    ledger = cfg.data_root / "bronze" / "slots.parquet"
+    ledger = DataRoot(cfg.data_root).ledger
     if not ledger.exists():
         raise ReleaseError(f"no GDELT ledger at {ledger}: the release records its source files")
     lookback = cfg.events.url_lookback_days if cfg.events.earliest_url_date else 0

@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from gdelt_forecast import duck
 from gdelt_forecast.config import Config
+from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.dates import month_range
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.parquet_io import write_parquet
@@ -197,7 +198,7 @@ def build_testset(cfg: Config, month: str, out: Path) -> Summary:
 
 
 def _no_queries(cfg: Config, month: str, in_month: int) -> str:
-    where = f"the warehouse at {cfg.data_root / 'warehouse.duckdb'}"
+    where = f"the warehouse at {DataRoot(cfg.data_root).warehouse}"
     if not in_month:
         return f"no quads dated in {month} in {where}: ingest, normalize and rebuild it first"
     ts = cfg.testset
