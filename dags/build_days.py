@@ -1,5 +1,5 @@
 """
-### Build the event database
+### Build days: their events, their news, then the warehouse once
 
 Runs on each `gdelt_bronze_day` asset event (one per complete day of bronze, from
 `gdelt_ingest`), or by hand with the params `start_date` and `end_date`.
@@ -9,20 +9,18 @@ Runs on each `gdelt_bronze_day` asset event (one per complete day of bronze, fro
 * **days** collects the days to build: the triggering events' `day`, or the params' range.
 * **normalize_day** (one mapped task per day) applies the MIRAI rules to the day's bronze
   and writes its silver events and funnel, like `gdelt-forecast normalize`.
-* **update_warehouse** rebuilds `warehouse.duckdb` from silver, like `gdelt-forecast
-  database`. It runs in the pool `warehouse_writer`, which must have one slot
-  (`airflow pools set warehouse_writer 1 "one writer to warehouse.duckdb"`), so only one
-  task writes the warehouse at a time.
-* **fetch_day** (mapped) fetches the source pages of the day's quads, like `gdelt-forecast
-  articles fetch`, in the pool `article_fetch` (one slot: each task already keeps
-  `articles.concurrency` connections open, so a backfill cannot open thousands).
-* **process_day** (mapped) extracts and cleans them, like `gdelt-forecast articles
-  process`, and **add_news** rebuilds the warehouse again with the new documents.
+* **fetch_day** (mapped) fetches the source pages of the day's silver events, like
+  `gdelt-forecast articles fetch`, in the pool `article_fetch` (one slot: each task already
+  keeps `articles.concurrency` connections open, so a backfill cannot open thousands).
+* **process_day** (mapped) extracts and cleans them, like `gdelt-forecast articles process`.
+* **database** rebuilds `warehouse.duckdb` once, from silver and the documents, like
+  `gdelt-forecast database`, in the pool `warehouse_writer` (one slot: one writer).
 
 Params `config`, `data_root` and `set` are as on the command line. An error no retry can
 mend (a relative data root, a day without bronze, `end_date` before `start_date`) fails its
 task at once; network and I/O errors are retried. A day's tasks hold the lock
-`<data_root>/locks/<stage>-<day>.lock`, so two runs covering one day take turns.
+`<data_root>/locks/<stage>-<day>.lock` (as the command line does), so two runs covering one
+day take turns.
 """
 
 from __future__ import annotations

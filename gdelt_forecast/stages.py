@@ -89,7 +89,7 @@ def _write_bronze_reads(cfg: Config, fetched, summary) -> list[str]:
 
 
 def _warehouse_inputs(root: DataRoot, month: str) -> dict:
-    from gdelt_forecast.warehouse.build import built_from
+    from gdelt_forecast.warehouse.build import built_from  # a stage's module: when one runs
 
     return {"warehouse": built_from(root)}
 
