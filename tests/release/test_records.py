@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from datetime import date
 
 import pyarrow.parquet as pq
@@ -12,6 +13,7 @@ import pytest
 
 from gdelt_forecast.cli import main
 from gdelt_forecast.config import load_config
+from gdelt_forecast.locks import month_lock
 from gdelt_forecast.release.build import PLACES, ReleaseError
 from gdelt_forecast.runner import run
 from gdelt_forecast.stage_record import RECORD
@@ -116,3 +118,24 @@ def test_the_runner_replaces_a_month_whole(copy):
     assert after["files"] == before["files"]  # the same build gives the same bytes
     assert after["run"]["runs"] == before["run"]["runs"] + 1
     assert not [p for p in folder.parent.iterdir() if p.name.startswith(".")]
+
+
+def test_the_command_line_takes_the_months_lock_as_airflow_does(copy):
+    """A second run of one month waits for the first wherever it was started."""
+    held = month_lock(copy, "testset", MONTH)
+    held.acquire()
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (main_testset(copy), done.set()))
+    worker.start()
+    try:
+        assert not done.wait(3)  # waiting for the lock, nothing written
+        assert records(copy.data_root)["testset"]["run"]["runs"] == 1
+    finally:
+        held.release()
+    worker.join(60)
+    assert done.is_set() and records(copy.data_root)["testset"]["run"]["runs"] == 2
+
+
+def main_testset(cfg) -> None:
+    args = ["testset", "--month", MONTH, "--config", "configs/demo.yaml"]
+    assert main([*args, "--data-root", str(cfg.data_root)]) == 0
