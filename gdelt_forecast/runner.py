@@ -65,7 +65,6 @@ def _recorded(stage: Stage, cfg: Config, month: str, run_id: str | None, options
     previous = stage_record.read(final)
     inputs = stage.inputs(root, month)
     params = stage.params(cfg, month, **options)
-    final.parent.mkdir(parents=True, exist_ok=True)
     with _fresh(final) as out:
         summary = stage.function(cfg, month, out, **params)
         stage_record.write(
@@ -85,7 +84,10 @@ def _recorded(stage: Stage, cfg: Config, month: str, run_id: str | None, options
 @contextmanager
 def _fresh(final) -> Iterator:
     """A new hidden folder beside ``final`` to build in, put in its place when the block ends
-    without an error (the old output removed), removed in any case."""
+    without an error (the old output removed), removed in any case, with the parent folder
+    when this made it (a failed first run leaves nothing behind)."""
+    made = not final.parent.exists()
+    final.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_folder(final.parent, prefix=f".{final.name}.")
     try:
         yield tmp
@@ -96,3 +98,5 @@ def _fresh(final) -> Iterator:
         shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        if made and not any(final.parent.iterdir()):
+            final.parent.rmdir()
