@@ -158,14 +158,14 @@ def month_days() -> list[str]:
     folder = f"{cfg.data_root}/{BRONZE}/events"  # a bucket's URL or a folder
     with fail_fast(cfg):
         first, last = month_range(month)
-        present = [d.isoformat() for d in days(first, last) if listed(cfg, bronze("events", d))]
-        missing = [d.isoformat() for d in days(first, last) if d.isoformat() not in present]
-        wanted = len(present) + len(missing)
+        wanted = days(first, last)
+        present = [d.isoformat() for d in wanted if listed(cfg, bronze("events", d))]
+        missing = [d.isoformat() for d in wanted if d.isoformat() not in present]
         if not present:
             raise NormalizeError(f"no bronze events for any day of {month} under {folder}")
         if missing and not _context()["params"].get("partial"):
             raise NormalizeError(
-                f"no bronze events for {len(missing)} of the {wanted} days of {month} under "
+                f"no bronze events for {len(missing)} of the {len(wanted)} days of {month} under "
                 f"{folder} ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}): "
                 "ingest them, or set the param partial to true to use the days there are"
             )

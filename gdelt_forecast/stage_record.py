@@ -28,6 +28,11 @@ def digest(value: object) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _as_json(value: object) -> object:
+    """``value`` as a record holds it once read back: dates and paths as text."""
+    return json.loads(json.dumps(value, default=str))
+
+
 def files_of(folder: Path) -> list[Path]:
     """The files a record lists: all under ``folder`` but the record and hidden files."""
     return sorted(
@@ -66,7 +71,7 @@ def write(
         "summary": summary,
         "files": [entry(folder, p) for p in files_of(folder)],
     }
-    write_json(folder / RECORD, json.loads(json.dumps(record, default=str)))
+    write_json(folder / RECORD, _as_json(record))
     return record
 
 
@@ -87,7 +92,7 @@ def stale(record: dict | None, *, params: dict, config: dict, inputs: dict) -> s
     now (None when it does): no record, other parameters, another config, other inputs."""
     if record is None:
         return "it has no record (never built, or built by an older version)"
-    wanted = json.loads(json.dumps(params, default=str))
+    wanted = _as_json(params)
     if record["params"] != wanted:
         diff = {k: v for k, v in wanted.items() if record["params"].get(k) != v}
         built = {k: record["params"].get(k) for k in diff}

@@ -19,7 +19,6 @@ never touched. ``releases/LATEST`` names the newest version. Everything but the 
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import re
@@ -43,7 +42,14 @@ from gdelt_forecast.baselines import run_baselines
 from gdelt_forecast.config import Config
 from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.errors import StageError
-from gdelt_forecast.files import entry, parquet_rows, replacing, temporary_folder, write_json
+from gdelt_forecast.files import (
+    entry,
+    parquet_rows,
+    replacing,
+    sha256,
+    temporary_folder,
+    write_json,
+)
 from gdelt_forecast.objectstore import where, working_copy_of
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.reference import tables as reference
@@ -307,12 +313,9 @@ def _copy_stage(folder: Path, record: dict, out: Path, places: tuple) -> None:
         source = folder / rel
         if not source.exists():
             raise ReleaseError(f"{source} is gone since its stage ran: run the stage again")
-        digest = hashlib.sha256()
-        with source.open("rb") as src, replacing(dest) as tmp, tmp.open("wb") as dst:
-            while chunk := src.read(1 << 20):
-                digest.update(chunk)
-                dst.write(chunk)
-        if digest.hexdigest() != item["sha256"]:
+        with replacing(dest) as tmp:
+            shutil.copyfile(source, tmp)
+        if sha256(dest) != item["sha256"]:
             dest.unlink(missing_ok=True)
             raise ReleaseError(
                 f"{source} changed since its stage ran (sha256 differs from its record): "
