@@ -288,7 +288,7 @@ def _articles(args: argparse.Namespace, cfg: Config) -> int:
     if args.action == "fetch":
         _print(args, run("fetch", cfg, args.start_date, args.end_date))
     else:
-        _print(args, run("process", cfg, args.start_date, args.end_date, args.warc))
+        _print(args, run("process", cfg, args.start_date, args.end_date, warcs=args.warc))
     return 0
 
 

@@ -27,6 +27,9 @@ BASELINES = "baselines"
 LOCKS = "locks"
 SCRATCH = "tmp"  # DuckDB's spill files and other scratch, never pushed to a bucket
 WAREHOUSE_SOURCES = ("silver/events", "silver/funnel", "articles/docs")  # what it is built from
+PART = "part-0.parquet"  # the one file of a day partition of silver and articles
+RECORD = "_record.json"  # a month stage's record, in its folder
+DAY_RECORDS = "records"  # the day stages' records: records/<stage>/date=<day>.json
 
 
 def bronze(table: str, day: date) -> str:
@@ -37,6 +40,11 @@ def bronze(table: str, day: date) -> str:
 def silver(table: str, day: date) -> str:
     """A day's silver partition of ``events`` or ``funnel``: ``part-0.parquet`` inside."""
     return f"{SILVER}/{table}/date={day.isoformat()}"
+
+
+def article(table: str, day: date) -> str:
+    """A day's partition of the article stage's ``docs`` or ``exclusions``."""
+    return f"{ARTICLES}/{table}/date={day.isoformat()}"
 
 
 def month_output(stage: str, month: str) -> str:
@@ -116,3 +124,9 @@ class DataRoot:
 
     def month(self, stage: str, month: str) -> Path:
         return self.root / month_output(stage, month)
+
+    def month_record(self, stage: str, month: str) -> Path:
+        return self.month(stage, month) / RECORD
+
+    def day_record(self, stage: str, day: date) -> Path:
+        return self.root / DAY_RECORDS / stage / f"date={day.isoformat()}.json"

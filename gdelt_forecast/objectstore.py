@@ -7,9 +7,11 @@ which object storage offers. Every file a stage writes is finished before it app
 :mod:`gdelt_forecast.parquet_io`), so pushing at file granularity leaves no half-written object in
 the bucket. ``warehouse.duckdb`` is built in the working copy from the bucket's Parquet and
 never pushed (:mod:`gdelt_forecast.warehouse.build` reads the silver Parquet straight from the
-bucket through DuckDB). Releases are not pushed either: :mod:`gdelt_forecast.release.publish`
-puts a finished one in the bucket whole. Only :mod:`gdelt_forecast.runner` (and the release's
-publishing) know whether a data root is a bucket; the stages see a local folder.
+bucket through DuckDB, :func:`readable`). Releases are not pushed either:
+:mod:`gdelt_forecast.release.publish` puts a finished one in the bucket whole. Only
+:mod:`gdelt_forecast.runner` (and the release's publisher it calls) know whether a data root
+is a bucket; the stages see a local folder, and the one that reads in place (the warehouse)
+asks :func:`readable` where a file is read from.
 
 The sync is ours (no library does a three-way sync against a record of the last one): each
 working copy keeps ``.sync/state.json``, the ETag, size and mtime of every file as last
@@ -33,6 +35,7 @@ from filelock import FileLock
 
 from gdelt_forecast.config import Config
 from gdelt_forecast.errors import StageError
+from gdelt_forecast.files import sha256
 
 log = logging.getLogger(__name__)
 
@@ -305,6 +308,45 @@ def listed(cfg: Config, folder: str) -> list[str]:
         return sorted(r for r in bucket(cfg).listing(folder) if not _local_only(r))
     root = cfg.data_root
     return sorted(p.relative_to(root).as_posix() for p in (root / folder).rglob("*") if p.is_file())
+
+
+def readable(data_root: Path, pattern: str) -> list[str]:
+    """Where a reader opens the data root's files matching ``pattern`` (a glob relative to
+    it): local paths, or s3:// URLs in the bucket of a working copy (read in place, with
+    :func:`filesystem`), in the order of their relative paths."""
+    found = working_copy_of(data_root)
+    if not found:
+        return [str(p) for p in sorted(Path(data_root).glob(pattern))]
+    store = found[0].bucket
+    return [f"s3://{store.key(r)}" for r in sorted(_bucket_matching(store, pattern))]
+
+
+def versions(data_root: Path, patterns: tuple[str, ...]) -> dict[str, str]:
+    """``{relative path: version}`` of the files matching ``patterns``: the sha256 of a local
+    file, the ETag of a bucket's object, so the same on every machine."""
+    found = working_copy_of(data_root)
+    if found:
+        return {r: e for p in patterns for r, e in _bucket_matching(found[0].bucket, p).items()}
+    root = Path(data_root)
+    files = [p for g in patterns for p in sorted(root.glob(g))]
+    return {p.relative_to(root).as_posix(): sha256(p) for p in files}
+
+
+def filesystem(data_root: Path):
+    """The fsspec filesystem a reader registers to open :func:`readable`'s URLs; None for a
+    local data root."""
+    found = working_copy_of(data_root)
+    return found[0].bucket.fs if found else None
+
+
+def _bucket_matching(store: Bucket, pattern: str) -> dict[str, str]:
+    """``{relative path: ETag}`` of the bucket's objects matching ``pattern``."""
+    folder = pattern.split("*")[0].rpartition("/")[0]
+    return {
+        r: info["ETag"]
+        for r, info in store.listing(folder).items()
+        if fnmatch.fnmatchcase(r, pattern)
+    }
 
 
 def where(data_root: Path) -> str:

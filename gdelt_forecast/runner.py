@@ -9,7 +9,11 @@ From the stage's declaration (:mod:`gdelt_forecast.stages`) the runner
    month), so two runs of one partition take turns wherever they were started;
 3. for a month stage, builds into a fresh hidden folder, writes the stage's record there
    (:mod:`gdelt_forecast.stage_record`) and swaps it for the old output, so the month's
-   folder always holds one whole build and the record that describes it.
+   folder always holds one whole build and the record that describes it; for a day stage,
+   writes each day's record once the stage has written the days;
+4. for a bucket, has the stage's publisher put what it made in place (a release).
+
+No stage knows where the data root is: each is handed a local folder.
 """
 
 from __future__ import annotations
@@ -23,8 +27,8 @@ from typing import Any
 
 from gdelt_forecast import dates, stage_record
 from gdelt_forecast.config import Config
-from gdelt_forecast.data_root import WAREHOUSE, DataRoot
-from gdelt_forecast.files import temporary_folder
+from gdelt_forecast.data_root import RECORD, WAREHOUSE, DataRoot
+from gdelt_forecast.files import entry, temporary_folder
 from gdelt_forecast.locks import month_lock, partition_lock
 from gdelt_forecast.objectstore import staged
 from gdelt_forecast.stages import STAGES, Stage
@@ -35,6 +39,7 @@ def run(name: str, cfg: Config, *args: Any, run_id: str | None = None, **kwargs:
     stage's keyword arguments are options its declaration turns into the parameters it runs
     with and records; ``run_id`` names the run in the record (Airflow's run id)."""
     stage = STAGES[name]
+    run_id = run_id or f"cli-{uuid.uuid4().hex[:12]}"
     reads = stage.reads(cfg, *args) if cfg.remote else []  # a local root has everything
     with staged(cfg, [r for r in reads if r != WAREHOUSE]) as local:
         if WAREHOUSE in reads:
@@ -42,9 +47,15 @@ def run(name: str, cfg: Config, *args: Any, run_id: str | None = None, **kwargs:
 
             bring_up_to_date(local)
         with _locks(stage, local, args):
-            if stage.recorded:
-                return _recorded(stage, local, args[0], run_id, kwargs)
-            return stage.function(local, *args, **kwargs)
+            if stage.recorded and stage.partition == "month":
+                result = _recorded_month(stage, local, args[0], run_id, kwargs)
+            else:
+                result = stage.function(local, *args, **kwargs)
+                if stage.recorded:
+                    _record_days(stage, local, args, kwargs, run_id, result)
+        if cfg.remote and stage.publisher:
+            result = stage.publisher(local, result)
+        return result
 
 
 def _locks(stage: Stage, cfg: Config, args: tuple) -> ExitStack:
@@ -59,26 +70,58 @@ def _locks(stage: Stage, cfg: Config, args: tuple) -> ExitStack:
     return stack
 
 
-def _recorded(stage: Stage, cfg: Config, month: str, run_id: str | None, options: dict) -> Any:
+def _recorded_month(stage: Stage, cfg: Config, month: str, run_id: str, options: dict) -> Any:
     root = DataRoot(cfg.data_root)
     final = root.month(stage.name, month)
-    previous = stage_record.read(final)
-    inputs = stage.inputs(root, month)
+    previous = stage_record.read(root.month_record(stage.name, month))
+    inputs = stage.inputs(cfg, root, month)
     params = stage.params(cfg, month, **options)
     with _fresh(final) as out:
         summary = stage.function(cfg, month, out, **params)
         stage_record.write(
-            out,
+            out / RECORD,
+            files=stage_record.folder_files(out),
             stage=stage.name,
             partition=month,
             params={"month": month, **params},
             config=stage.config(cfg),
             inputs=inputs,
-            run_id=run_id or f"cli-{uuid.uuid4().hex[:12]}",
-            runs=(previous["run"]["runs"] if previous else 0) + 1,
+            run_id=run_id,
+            runs=_runs(previous),
             summary=summary.to_dict(),
         )
     return summary
+
+
+def _record_days(stage: Stage, cfg: Config, args: tuple, options: dict, run_id: str, summary):
+    """Each day's record of a day stage run over ``(first, last)``: its own files and
+    inputs; the parameters and summary are the run's, which covered the whole range."""
+    root = DataRoot(cfg.data_root)
+    first, last = args[0], args[1]
+    params = {"first": first, "last": last, **options}
+    for day in dates.days(first, last):
+        path = root.day_record(stage.name, day)
+        files = [
+            entry(root.root, p)
+            for rel in stage.writes(day)
+            for p in stage_record.files_of(root.path(rel))
+        ]
+        stage_record.write(
+            path,
+            files=files,
+            stage=stage.name,
+            partition=day.isoformat(),
+            params=params,
+            config=stage.config(cfg),
+            inputs=stage.inputs(cfg, root, day),
+            run_id=run_id,
+            runs=_runs(stage_record.read(path)),
+            summary=summary.to_dict(),
+        )
+
+
+def _runs(previous: dict | None) -> int:
+    return (previous["run"]["runs"] if previous else 0) + 1
 
 
 @contextmanager

@@ -1,5 +1,8 @@
-"""A stage's record, ``_record.json`` in the folder it wrote: what it was built from and what
-it holds, so that a later stage or the release can tell whether it is still current.
+"""A stage's record: what a partition of a stage was built from and what it holds, so that a
+later stage or the release can tell whether it is still current. A month stage's record is
+``_record.json`` in the folder it wrote; a day stage writes into tables that other days
+share, so its day's record is ``records/<stage>/date=<day>.json``
+(:class:`gdelt_forecast.data_root.DataRoot`).
 
 It holds the stage and partition, the parameters, the sha256 of the config it used, the
 fingerprint of its inputs, the code version, the run (its id, when it finished, how many
@@ -16,10 +19,9 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+from gdelt_forecast.data_root import RECORD
 from gdelt_forecast.files import entry, write_json
 from gdelt_forecast.version import code_version
-
-RECORD = "_record.json"
 
 
 def digest(value: object) -> str:
@@ -44,9 +46,15 @@ def files_of(folder: Path) -> list[Path]:
     )
 
 
+def folder_files(folder: Path) -> list[dict]:
+    """The entries of every file a month stage's folder holds, relative to it."""
+    return [entry(folder, p) for p in files_of(folder)]
+
+
 def write(
-    folder: Path,
+    path: Path,
     *,
+    files: list[dict],
     stage: str,
     partition: str,
     params: dict,
@@ -69,14 +77,14 @@ def write(
             "runs": runs,
         },
         "summary": summary,
-        "files": [entry(folder, p) for p in files_of(folder)],
+        "files": files,
     }
-    write_json(folder / RECORD, _as_json(record))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json(path, _as_json(record))
     return record
 
 
-def read(folder: Path) -> dict | None:
-    path = folder / RECORD
+def read(path: Path) -> dict | None:
     if not path.exists():
         return None
     return json.loads(path.read_text(encoding="utf-8"))

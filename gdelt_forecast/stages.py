@@ -1,5 +1,5 @@
-"""Every stage, declared once: what it reads, its partition, its lock and, for the month
-stages, the folder it writes with its record (:mod:`gdelt_forecast.stage_record`).
+"""Every stage, declared once: what it reads, its partition, its lock, what it writes and
+what its record holds (:mod:`gdelt_forecast.stage_record`).
 
 :mod:`gdelt_forecast.runner` runs a stage from this declaration, from the command line and
 from Airflow alike. A stage's function is named as ``module:function`` and imported when it
@@ -10,10 +10,14 @@ runs, so declaring the stages imports none of them.
   that the machine's warehouse must be current, which the runner sees to before the stage.
 - ``partition``: ``day`` stages take ``(first, last)`` and hold each day's lock, ``month``
   stages take ``month`` and hold its lock; ``None``: no lock of the runner's.
-- ``config``: what of the config a month stage's output depends on (its record's hash).
-- ``inputs``: the fingerprint of what a month stage read, for its record.
+- ``config``: what of the config a recorded stage's output depends on (its record's hash);
+  the stages with one write a record per partition.
+- ``inputs``: the fingerprint of what a partition read, for its record.
+- ``writes``: a day stage's folders of one day (a month stage writes its month's folder).
 - ``params``: a month stage's parameters, resolved from the caller's options (the release
   asks the same function what it expects a stage to have been run with).
+- ``publish``: for an s3:// data root, what puts the stage's result in the bucket when a
+  plain push of the working copy would not do (a release appears whole or not at all).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 from gdelt_forecast import dates, stage_record
 from gdelt_forecast.config import Config
@@ -35,10 +39,16 @@ from gdelt_forecast.data_root import (
     LLM_CACHE,
     WAREHOUSE,
     DataRoot,
+    article,
     bronze,
     silver,
 )
-from gdelt_forecast.objectstore import raw_files
+from gdelt_forecast.objectstore import raw_files, versions
+
+
+def _imported(target: str) -> Callable:
+    module, name = target.split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def _nothing(cfg: Config, *args) -> list[str]:
@@ -55,15 +65,20 @@ class Stage:
     target: str  # "module:function"
     partition: Literal["day", "month"] | None = None
     reads: Callable[..., list[str]] = _nothing
-    config: Callable[[Config], dict] | None = None  # month stages with a record
-    inputs: Callable[[DataRoot, str], dict] = field(default=lambda root, month: {})
+    config: Callable[[Config], dict] | None = None  # the stages with a record
+    inputs: Callable[[Config, DataRoot, Any], dict] = field(default=lambda cfg, root, part: {})
     # A month stage's parameters as it runs and records them, from the caller's options
     params: Callable[..., dict] = field(default=lambda cfg, month, **options: {})
+    writes: Callable[[date], list[str]] = field(default=lambda day: [])
+    publish: str | None = None  # "module:function"
 
     @property
     def function(self) -> Callable:
-        module, name = self.target.split(":")
-        return getattr(importlib.import_module(module), name)
+        return _imported(self.target)
+
+    @property
+    def publisher(self) -> Callable | None:
+        return _imported(self.publish) if self.publish else None
 
     @property
     def recorded(self) -> bool:
@@ -83,19 +98,30 @@ def _silver_events(cfg: Config, first: date, last: date, *_) -> list[str]:
     return [silver("events", d) for d in dates.days(first, last)]
 
 
+def _day_contents(reads: Callable[..., list[str]]) -> Callable[[Config, DataRoot, date], dict]:
+    """A day stage's inputs: the fingerprint of the files it reads for that one day (each a
+    folder of a day's partition)."""
+
+    def inputs(cfg: Config, root: DataRoot, day: date) -> dict:
+        found = versions(root.root, tuple(f"{folder}/*" for folder in reads(cfg, day, day)))
+        return {"files": stage_record.digest(found)}
+
+    return inputs
+
+
 def _write_bronze_reads(cfg: Config, fetched, summary) -> list[str]:
     """The ledger and the raw files the download task put in the bucket."""
     return [LEDGER, *raw_files(cfg, fetched)]
 
 
-def _warehouse_inputs(root: DataRoot, month: str) -> dict:
+def _warehouse_inputs(cfg: Config, root: DataRoot, month: str) -> dict:
     from gdelt_forecast.warehouse.build import built_from  # a stage's module: when one runs
 
     return {"warehouse": built_from(root)}
 
 
-def _timelines_inputs(root: DataRoot, month: str) -> dict:
-    record = stage_record.read(root.month("timelines", month))
+def _timelines_inputs(cfg: Config, root: DataRoot, month: str) -> dict:
+    record = stage_record.read(root.month_record("timelines", month))
     return {"timelines": stage_record.fingerprint(record) if record else None}
 
 
@@ -104,6 +130,10 @@ def _timelines_params(
 ) -> dict:
     """The release's history start (``release.history_start``, else January 1st)."""
     return {"history_start": dates.history(month, history_start or cfg.release.history_start)[0]}
+
+
+def _articles_config(cfg: Config) -> dict:
+    return cfg.articles.model_dump(mode="json")
 
 
 def _timelines_config(cfg: Config) -> dict:
@@ -119,19 +149,34 @@ STAGES: dict[str, Stage] = {
         Stage("ingest", "gdelt_forecast.gdelt.ingest:ingest", reads=_ledger),
         Stage("bronze", "gdelt_forecast.gdelt.ingest:write_bronze", reads=_write_bronze_reads),
         Stage("day_status", "gdelt_forecast.gdelt.days:day_status", reads=_ledger),
-        Stage("normalize", "gdelt_forecast.events.normalize:normalize", "day", _normalize_reads),
-        # Settling finished runs reads their journals; pages come from the web.
+        Stage(
+            "normalize",
+            "gdelt_forecast.events.normalize:normalize",
+            "day",
+            _normalize_reads,
+            lambda cfg: cfg.events.model_dump(mode="json"),
+            _day_contents(_normalize_reads),
+            writes=lambda day: [silver("events", day), silver("funnel", day)],
+        ),
+        # Settling finished runs reads their journals; pages come from the web. Its pages
+        # and ledger rows are shared by the days (WARC files per run, one ledger), so a
+        # day's record lists no files of its own.
         Stage(
             "fetch",
             "gdelt_forecast.articles.sources:fetch_days",
             "day",
             lambda cfg, *a: [*_silver_events(cfg, *a), FETCH_LEDGER, FETCH_JOURNAL],
+            _articles_config,
+            _day_contents(_silver_events),
         ),
         Stage(
             "process",
             "gdelt_forecast.articles.process:process",
             "day",
             lambda cfg, *a: [*_silver_events(cfg, *a), ARTICLES],
+            _articles_config,
+            _day_contents(_silver_events),
+            writes=lambda day: [article("docs", day), article("exclusions", day)],
         ),
         # DuckDB reads the bucket's silver and documents itself.
         Stage("database", "gdelt_forecast.warehouse.build:build_database"),
@@ -173,7 +218,8 @@ STAGES: dict[str, Stage] = {
             "release",
             "gdelt_forecast.release.build:build_release",
             "month",
-            lambda cfg, month, *_: [
+            publish="gdelt_forecast.release.publish:publish",
+            reads=lambda cfg, month, *_: [
                 WAREHOUSE,
                 LEDGER,
                 LLM_CACHE,

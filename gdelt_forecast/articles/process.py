@@ -34,7 +34,7 @@ from gdelt_forecast.articles.schema import DOCS, EXCLUSIONS, FILTERS, VALUES
 from gdelt_forecast.articles.sources import urls_for_days
 from gdelt_forecast.articles.warc import Page, iter_pages
 from gdelt_forecast.config import Config
-from gdelt_forecast.data_root import DataRoot
+from gdelt_forecast.data_root import PART, DataRoot, article
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.progress import progress
@@ -261,10 +261,11 @@ def _write(cfg: Config, first: date, last: date, results: Iterable[tuple]) -> No
             docs[row["date"]].append(row)
         for e in excluded:
             exclusions[e["date"]].append(e)
-    root = DataRoot(cfg.data_root).articles
+    root = DataRoot(cfg.data_root)
     for day in dates.days(first, last):
-        part = f"date={day.isoformat()}/part-0.parquet"
         day_docs = sorted(docs[day], key=lambda r: (r["url"], r["doc_id"]))
         day_ex = sorted(exclusions[day], key=lambda r: (r["url"], r["level"], r["paragraph"] or -1))
-        write_parquet(pa.Table.from_pylist(day_docs, schema=DOCS), root / "docs" / part)
-        write_parquet(pa.Table.from_pylist(day_ex, schema=EXCLUSIONS), root / "exclusions" / part)
+        docs_table = pa.Table.from_pylist(day_docs, schema=DOCS)
+        write_parquet(docs_table, root.path(article("docs", day)) / PART)
+        excluded_table = pa.Table.from_pylist(day_ex, schema=EXCLUSIONS)
+        write_parquet(excluded_table, root.path(article("exclusions", day)) / PART)

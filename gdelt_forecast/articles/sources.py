@@ -9,7 +9,7 @@ from datetime import date
 
 from gdelt_forecast import dates, duck
 from gdelt_forecast.config import Config
-from gdelt_forecast.data_root import DataRoot, silver
+from gdelt_forecast.data_root import PART, DataRoot, silver
 from gdelt_forecast.errors import StageError
 
 log = logging.getLogger(__name__)
@@ -23,7 +23,7 @@ def urls_for_days(cfg: Config, first: date, last: date) -> dict[str, date]:
     parts = [
         path
         for day in dates.days(first, last)
-        if (path := root.path(silver("events", day)) / "part-0.parquet").exists()
+        if (path := root.path(silver("events", day)) / PART).exists()
     ]
     if not parts:
         raise StageError(

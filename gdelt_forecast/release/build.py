@@ -50,13 +50,12 @@ from gdelt_forecast.files import (
     temporary_folder,
     write_json,
 )
-from gdelt_forecast.objectstore import where, working_copy_of
+from gdelt_forecast.objectstore import where
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.reference import tables as reference
 from gdelt_forecast.release import card, croissant, export, manifest, mirai_info, quality, stats
 from gdelt_forecast.release.layout import TABLES
 from gdelt_forecast.release.news_terms import write_news_terms
-from gdelt_forecast.release.publish import publish
 from gdelt_forecast.release.tkg import write_tkg
 from gdelt_forecast.stages import STAGES
 from gdelt_forecast.summary import StageSummary
@@ -133,12 +132,12 @@ def current_records(cfg: Config, month: str, history_start: date | None = None) 
     found = {}
     for name in PLACES:
         stage = STAGES[name]
-        record = stage_record.read(root.month(name, month))
+        record = stage_record.read(root.month_record(name, month))
         why = stage_record.stale(
             record,
             params={"month": month, **stage.params(cfg, month, history_start=history_start)},
             config=stage.config(cfg),
-            inputs=stage.inputs(root, month),
+            inputs=stage.inputs(cfg, root, month),
         )
         if why:
             raise ReleaseError(
@@ -200,12 +199,10 @@ def build_release(
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     files = [p for p in dest.rglob("*") if p.is_file()]
-    copy = working_copy_of(cfg.data_root)
-    path = publish(copy[0], version, _stays_latest) if copy else str(dest)
     return Summary(
         month=month,
         version=version,
-        path=path,
+        path=str(dest),
         history_start=start.isoformat(),
         history_end=last.isoformat(),
         rows=rows,
@@ -441,7 +438,7 @@ def _gdelt_slots(cfg: Config, start: date, last: date, path: Path) -> dict:
     }
 
 
-def _stays_latest(current: str | None, version: str) -> bool:
+def stays_latest(current: str | None, version: str) -> bool:
     """Whether LATEST keeps naming ``current`` (a release there is) when ``version`` is
     added: it does when an older month was rebuilt, so the newest stays newest."""
     return bool(current) and _version_key(current) > _version_key(version)
@@ -450,7 +447,7 @@ def _stays_latest(current: str | None, version: str) -> bool:
 def _update_latest(root: Path, version: str) -> None:
     latest = root / "LATEST"
     current = latest.read_text(encoding="utf-8").strip() if latest.exists() else None
-    if current and (root / current).exists() and _stays_latest(current, version):
+    if current and (root / current).exists() and stays_latest(current, version):
         return
     tmp = root / ".LATEST.tmp"
     tmp.write_text(version + "\n", encoding="utf-8")

@@ -1,21 +1,31 @@
-"""A finished release into an s3:// data root's bucket, whole or not at all."""
+"""A finished release into an s3:// data root's bucket, whole or not at all: the release
+stage's publisher, which :mod:`gdelt_forecast.runner` calls after the release was built in
+the working copy."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from pathlib import PurePosixPath
 
+from gdelt_forecast.config import Config
 from gdelt_forecast.locks import bucket_lock
-from gdelt_forecast.objectstore import Bucket, StorageError, WorkingCopy
+from gdelt_forecast.objectstore import Bucket, StorageError, WorkingCopy, working_copy_of
+from gdelt_forecast.release.build import Summary, stays_latest
 
 
-def publish(copy: WorkingCopy, version: str, stays_latest: Callable[[str, str], bool]) -> str:
+def publish(cfg: Config, summary: Summary) -> Summary:
+    """``summary``'s release, built in the working copy ``cfg`` names, into its bucket; the
+    summary's path becomes the release's URL."""
+    copy, _ = working_copy_of(cfg.data_root)
+    summary.path = put(copy, summary.version)
+    return summary
+
+
+def put(copy: WorkingCopy, version: str) -> str:
     """Put the working copy's ``releases/<version>/`` in the bucket: uploaded under a
     temporary prefix, copied into place (refused if the version is there already), then
     ``releases/LATEST`` written last, so a reader going by LATEST never sees half a release.
-    LATEST keeps its version when ``stays_latest(current, version)`` says so ("" for
-    current when LATEST names no release there is)."""
+    LATEST keeps its version when :func:`stays_latest` says so."""
     store, folder = copy.bucket, copy.path / "releases" / version
     staging = store.key(f"releases/.{version}.{uuid.uuid4().hex}.tmp")
     final = store.key(f"releases/{version}")

@@ -16,7 +16,6 @@ predates the bucket's silver before a stage reads it.
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 import os
 import time
@@ -29,16 +28,14 @@ from filelock import FileLock
 from gdelt_forecast import duck
 from gdelt_forecast.articles.schema import DOCS
 from gdelt_forecast.config import Config
-from gdelt_forecast.data_root import WAREHOUSE_SOURCES, DataRoot
+from gdelt_forecast.data_root import PART, WAREHOUSE_SOURCES, DataRoot
 from gdelt_forecast.errors import StageError
-from gdelt_forecast.files import sha256
-from gdelt_forecast.objectstore import where, working_copy_of
+from gdelt_forecast.objectstore import filesystem, readable, versions, where
 from gdelt_forecast.reference import tables
 from gdelt_forecast.stage_record import digest
 from gdelt_forecast.summary import StageSummary
 
 log = logging.getLogger(__name__)
-PART = "part-0.parquet"
 
 
 class WarehouseError(StageError):
@@ -66,41 +63,15 @@ def warehouse_path(cfg: Config) -> Path:
 
 
 def _parts(cfg: Config, folder: str) -> list[str]:
-    """The ``date=*/part-0.parquet`` files under ``folder``: local paths, or s3:// URLs in
-    the bucket of a working copy."""
-    found = working_copy_of(cfg.data_root)
-    if not found:
-        return [str(p) for p in sorted((cfg.data_root / folder).glob(f"date=*/{PART}"))]
-    store = found[0].bucket
-    return [f"s3://{store.key(r)}" for r in sorted(_bucket_parts(store, folder))]
-
-
-def _bucket_parts(store, folder: str) -> dict[str, str]:
-    """``{relative path: ETag}`` of the bucket's ``date=*/part-0.parquet`` under ``folder``."""
-    pattern = f"{folder}/date=*/{PART}"
-    return {
-        r: info["ETag"]
-        for r, info in store.listing(folder).items()
-        if fnmatch.fnmatchcase(r, pattern)
-    }
+    """Where the ``date=*/part-0.parquet`` files under ``folder`` are read from."""
+    return readable(cfg.data_root, f"{folder}/date=*/{PART}")
 
 
 def sources(cfg: Config) -> str:
     """The fingerprint of what the warehouse is built from: each silver and document file's
     path with its sha256, or in a bucket its ETag (the same on every machine, unlike the
     bytes of two builds of ``warehouse.duckdb``)."""
-    found = working_copy_of(cfg.data_root)
-    if found:
-        store = found[0].bucket
-        listed = {r: e for f in WAREHOUSE_SOURCES for r, e in _bucket_parts(store, f).items()}
-    else:
-        root = cfg.data_root
-        listed = {
-            p.relative_to(root).as_posix(): sha256(p)
-            for f in WAREHOUSE_SOURCES
-            for p in sorted((root / f).glob(f"date=*/{PART}"))
-        }
-    return digest(listed)
+    return digest(versions(cfg.data_root, tuple(f"{f}/date=*/{PART}" for f in WAREHOUSE_SOURCES)))
 
 
 def built_from(root: DataRoot) -> str | None:
@@ -125,7 +96,6 @@ def bring_up_to_date(cfg: Config) -> None:
 
 def build_database(cfg: Config) -> Summary:
     t0 = time.monotonic()
-    remote = working_copy_of(cfg.data_root)
     fingerprint = sources(cfg)
     events, funnel = _parts(cfg, "silver/events"), _parts(cfg, "silver/funnel")
     if not events:
@@ -135,8 +105,8 @@ def build_database(cfg: Config) -> Summary:
     with FileLock(f"{dest}.lock"):
         tmp.unlink(missing_ok=True)
         with duck.connect(cfg, tmp) as con:
-            if remote:
-                con.register_filesystem(remote[0].bucket.fs)
+            if fs := filesystem(cfg.data_root):
+                con.register_filesystem(fs)
             read = "SELECT * FROM read_parquet({}, hive_partitioning = false)"
             con.execute(f"CREATE TABLE events AS {read.format(duck.quoted_list(events))}")
             con.execute(f"CREATE TABLE funnel AS {read.format(duck.quoted_list(funnel))}")

@@ -110,6 +110,16 @@ def test_the_demo_month_is_released_into_the_bucket_and_verifies(
     assert released["config"]["data_root"] == root  # the bucket, not the working copy
     assert released["testset"] == mine["testset"] and released["tasks"] == mine["tasks"]
 
+    # The day stages' records reached the bucket, naming the same files as the local ones
+    # (the local month has no fetch run: its pages come from the archive).
+    assert {f"records/fetch/date={day}.json" for day in DAYS} <= keys
+    for stage in ("normalize", "process"):
+        for day in DAYS:
+            rel = f"records/{stage}/date={day}.json"
+            there = json.loads(s3fs_client.cat_file(f"{bucket_root}/{rel}"))
+            here = json.loads((local.parents[1] / rel).read_text())
+            assert there["files"] == here["files"] and there["partition"] == str(day)
+
 
 def test_the_release_in_the_bucket_reads_with_duckdb_and_datasets(
     in_bucket, local_release, s3fs_client, s3_endpoint, tmp_path, monkeypatch

@@ -7,8 +7,7 @@ import pytest
 
 from gdelt_forecast.config import load_config
 from gdelt_forecast.objectstore import StorageError, WorkingCopy, bucket
-from gdelt_forecast.release.build import _stays_latest
-from gdelt_forecast.release.publish import publish
+from gdelt_forecast.release.publish import put
 
 
 @pytest.fixture
@@ -30,9 +29,7 @@ def _keys(copy: WorkingCopy) -> list[str]:
 
 def test_a_release_is_published_whole_and_latest_follows(copy):
     _release(copy, "2025.08.0")
-    assert (
-        publish(copy, "2025.08.0", _stays_latest) == f"s3://{copy.bucket.root}/releases/2025.08.0"
-    )
+    assert put(copy, "2025.08.0") == f"s3://{copy.bucket.root}/releases/2025.08.0"
     assert _keys(copy) == [
         *(
             f"releases/2025.08.0/{r}"
@@ -43,24 +40,24 @@ def test_a_release_is_published_whole_and_latest_follows(copy):
     assert copy.bucket.fs.cat_file(copy.bucket.key("releases/LATEST")) == b"2025.08.0\n"
 
     _release(copy, "2025.07.0")  # an older month rebuilt: LATEST stays on the newest
-    publish(copy, "2025.07.0", _stays_latest)
+    put(copy, "2025.07.0")
     assert copy.bucket.fs.cat_file(copy.bucket.key("releases/LATEST")) == b"2025.08.0\n"
     assert "releases/2025.07.0/manifest.json" in _keys(copy)
 
 
 def test_an_existing_version_is_refused_and_nothing_changes(copy):
     _release(copy, "2025.08.0")
-    publish(copy, "2025.08.0", _stays_latest)
+    put(copy, "2025.08.0")
     before = {k: copy.bucket.fs.cat_file(copy.bucket.key(k)) for k in _keys(copy)}
     (copy.path / "releases/2025.08.0/manifest.json").write_text("another build")
     with pytest.raises(StorageError, match="release 2025.08.0 exists at s3://.*immutable"):
-        publish(copy, "2025.08.0", _stays_latest)
+        put(copy, "2025.08.0")
     assert {k: copy.bucket.fs.cat_file(copy.bucket.key(k)) for k in _keys(copy)} == before
 
 
 def test_a_copy_that_fails_leaves_no_release_and_latest_unchanged(copy, monkeypatch):
     _release(copy, "2025.08.0")
-    publish(copy, "2025.08.0", _stays_latest)
+    put(copy, "2025.08.0")
     _release(copy, "2025.09.0")
 
     def fail(*args, **kwargs):
@@ -68,7 +65,7 @@ def test_a_copy_that_fails_leaves_no_release_and_latest_unchanged(copy, monkeypa
 
     monkeypatch.setattr(copy.bucket.fs, "copy", fail)
     with pytest.raises(OSError, match="dropped"):
-        publish(copy, "2025.09.0", _stays_latest)
+        put(copy, "2025.09.0")
     assert not [k for k in _keys(copy) if "2025.09.0" in k]  # neither in place nor staged
     assert copy.bucket.fs.cat_file(copy.bucket.key("releases/LATEST")) == b"2025.08.0\n"
     assert not copy.bucket.listing("locks")  # the releases lock was let go

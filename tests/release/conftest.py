@@ -15,12 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from gdelt_forecast.articles.process import process
 from gdelt_forecast.config import Config, load_config
-from gdelt_forecast.events.normalize import normalize
 from gdelt_forecast.gdelt.ingest import ingest
 from gdelt_forecast.runner import run
-from gdelt_forecast.warehouse.build import build_database
 from tests.conftest import Mirror
 
 REPO = Path(__file__).resolve().parents[2]
@@ -38,10 +35,10 @@ def demo_month(root: Path, mirror_dir: Path) -> Config:
     start, end = datetime(2025, 7, 22, 21, 45), datetime(2025, 8, 12, 23, 45)
     ingest(cfg, start, end, ["export", "mentions"])
     for day in DAYS:  # normalize wants bronze on every day of its range
-        normalize(cfg, day, day)
+        run("normalize", cfg, day, day)
     sample_pages(str(root), archive, check=True)
-    process(cfg, FIRST_DAY, LAST_DAY)
-    build_database(cfg)
+    run("process", cfg, FIRST_DAY, LAST_DAY)
+    run("database", cfg)
     for stage in ("testset", "timelines", "tasks"):
         run(stage, cfg, MONTH)
     return cfg

@@ -11,13 +11,15 @@ from datetime import date
 import pyarrow.parquet as pq
 import pytest
 
+from gdelt_forecast import files
 from gdelt_forecast.cli import main
 from gdelt_forecast.config import load_config
+from gdelt_forecast.data_root import RECORD
 from gdelt_forecast.locks import month_lock
 from gdelt_forecast.release.build import PLACES, ReleaseError
 from gdelt_forecast.runner import run
-from gdelt_forecast.stage_record import RECORD
-from tests.release.conftest import MONTH, REPO
+from tests.conftest import EXPORT_CSV, SLOT, write_bronze
+from tests.release.conftest import DAY, DAYS, MONTH, REPO
 
 
 def records(root) -> dict[str, dict]:
@@ -139,3 +141,43 @@ def test_the_command_line_takes_the_months_lock_as_airflow_does(copy):
 def main_testset(cfg) -> None:
     args = ["testset", "--month", MONTH, "--config", "configs/demo.yaml"]
     assert main([*args, "--data-root", str(cfg.data_root)]) == 0
+
+
+def test_the_day_stages_record_each_day_they_wrote(demo_cfg):
+    root = demo_cfg.data_root
+    for stage, tables in (
+        ("normalize", ("silver/events", "silver/funnel")),
+        ("process", ("articles/docs", "articles/exclusions")),
+    ):
+        for day in DAYS:
+            record = json.loads((root / "records" / stage / f"date={day}.json").read_text())
+            assert record["stage"] == stage and record["partition"] == day.isoformat()
+            want = [f"{t}/date={day}/part-0.parquet" for t in tables]
+            assert [f["path"] for f in record["files"]] == want
+            for item in record["files"]:
+                path = root / item["path"]
+                assert item["sha256"] == files.sha256(path)
+                assert item["rows"] == pq.read_metadata(path).num_rows
+            assert record["inputs"]["files"] and record["config_sha256"]
+    process = json.loads((root / "records/process" / f"date={DAY}.json").read_text())
+    assert process["params"] == {"first": str(DAYS[0]), "last": str(DAYS[-1])}
+    assert process["summary"]["kept"] > 0
+
+
+def test_a_day_record_tells_a_rerun_on_other_bronze(real_day):
+    cfg = load_config(None, ["events.min_daily_mentions=0"], real_day)
+    path = real_day / "records/normalize" / f"date={DAY}.json"
+    run("normalize", cfg, DAY, DAY)
+    first = json.loads(path.read_text())
+    run("normalize", cfg, DAY, DAY)
+    again = json.loads(path.read_text())
+    assert again["run"]["runs"] == 2 and again["inputs"] == first["inputs"]
+    assert again["files"] == first["files"]  # the same bronze makes the same silver
+
+    lines = EXPORT_CSV.read_bytes().split(b"\n")[:-1]
+    write_bronze(real_day, SLOT, "export", b"\n".join(lines[:-100]) + b"\n")
+    run("normalize", cfg, DAY, DAY)
+    changed = json.loads(path.read_text())
+    assert changed["inputs"] != first["inputs"]
+    kept = {f["path"]: f["rows"] for f in changed["files"]}
+    assert kept["silver/events/date=2025-08-07/part-0.parquet"] < first["files"][0]["rows"]
