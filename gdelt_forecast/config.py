@@ -330,6 +330,64 @@ class BaselineConfig(_Section):
     )
 
 
+class SandboxConfig(_Section):
+    wall_s: float = Field(
+        30.0,
+        gt=0,
+        description="Wall time of one `run_code` action; past it the sandbox "
+        "process is killed and started afresh (its variables are lost, the observation says so).",
+    )
+    cpu_s: int = Field(20, ge=1, description="CPU seconds of one `run_code` action.")
+    memory_mb: int = Field(
+        2048,
+        ge=256,
+        description="Address space of the sandbox process (numpy's import "
+        "alone maps a few hundred MB); an allocation past it is a MemoryError observation.",
+    )
+    file_mb: int = Field(
+        16, ge=0, description="Largest file the code may write in its private temporary folder."
+    )
+    output_chars: int = Field(
+        20_000,
+        ge=100,
+        description="Printed output kept of one action; the rest is counted "
+        "and dropped inside the sandbox.",
+    )
+    modules: list[str] = Field(
+        [
+            "math", "statistics", "collections", "itertools", "functools", "operator",
+            "datetime", "json", "re", "random", "string", "heapq", "bisect", "decimal",
+            "fractions", "typing", "dataclasses", "textwrap", "pprint", "copy",
+            "numpy", "pandas", "networkx", "sklearn", "scipy",
+        ],
+        description="Modules the code may import (with their submodules), where installed.",
+    )  # fmt: skip
+
+
+class AgentsConfig(_Section):
+    max_steps: int = Field(20, ge=1, description="Most think-act-observe steps (MIRAI: 20).")
+    max_invalid: int = Field(
+        3,
+        ge=1,
+        description="Consecutive invalid actions, or repeats of one action, that end "
+        "a run (MIRAI's max_retries: 3).",
+    )
+    observation_chars: int = Field(
+        8_000, ge=100, description="An observation is cut to this many characters, and says so."
+    )
+    max_context_tokens: int = Field(
+        30_000,
+        ge=1000,
+        description="A run whose prompt passes this many tokens (as the "
+        "server counted the last request) ends in `Max Token Length Exceeded` (MIRAI: 32k "
+        "for Llama).",
+    )
+    time_limit_s: float = Field(
+        900.0, gt=0, description="Wall time of one query's run (MIRAI: 15 minutes)."
+    )
+    sandbox: SandboxConfig = SandboxConfig()
+
+
 class DuckdbConfig(_Section):
     memory_limit: str = Field("3GB", description="DuckDB memory limit; it spills to disk past it.")
     threads: int | None = Field(None, ge=1, description="DuckDB threads (default: all cores).")
@@ -396,6 +454,7 @@ class Config(_Section):
     timelines: TimelinesConfig = TimelinesConfig()
     tasks: TasksConfig = TasksConfig()
     baseline: BaselineConfig = BaselineConfig()
+    agents: AgentsConfig = AgentsConfig()
     duckdb: DuckdbConfig = DuckdbConfig()
     storage: StorageConfig = StorageConfig()
 

@@ -1,0 +1,1 @@
+"""LLM agents on a release: MIRAI's ReAct agents with a sandbox for their code."""

@@ -1,0 +1,194 @@
+"""Escape attempts as `run_code` actions: each ends in an error observation (or does
+nothing), the sandbox goes on with the next action, and nothing outside it changes."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from gdelt_forecast.agents.sandbox import Sandbox
+from gdelt_forecast.config import SandboxConfig
+
+# The real os module's globals, reached without importing anything.
+OS = "[c for c in ().__class__.__mro__[1].__subclasses__() if c.__name__ == '_wrap_close'][0]" \
+    ".__init__.__globals__"  # fmt: skip
+EVENT = {"date": "2025-08-01", "head_entity": "USA", "relation": "042", "tail_entity": "CHN"}
+
+
+@pytest.fixture
+def calls():
+    return []
+
+
+@pytest.fixture
+def sandbox(calls):
+    def serve(name, arguments):
+        calls.append((name, arguments))
+        if name == "count_events":
+            raise ValueError("date_range ends after the cutoff 2025-08-01")
+        return [EVENT]
+
+    limits = SandboxConfig(wall_s=4, cpu_s=3, memory_mb=1024, output_chars=1000)
+    apis = {"get_events": ["date_range", "head_entities"], "count_events": ["date_range"]}
+    with Sandbox(limits, serve, apis) as box:
+        yield box
+
+
+@pytest.fixture
+def outside(tmp_path):
+    """A file outside the sandbox, as a release file would be."""
+    secret = tmp_path / "release" / "testset" / "queries.parquet"
+    secret.parent.mkdir(parents=True)
+    secret.write_bytes(b"the answers")
+    return secret
+
+
+def ok(box: Sandbox) -> None:
+    """The sandbox still works, with the variables of earlier actions."""
+    outcome = box.run("kept = 41\nkept + 1")
+    assert (outcome.output, outcome.error) == ("42\n", None)
+
+
+def test_code_runs_with_mirai_types_and_keeps_its_variables(sandbox, calls):
+    assert sandbox.run("x = 5\nprint('x is', x)").output == "x is 5\n"
+    assert sandbox.run("x * 2").output == "10\n"  # the repr of a last expression
+    outcome = sandbox.run(
+        "import numpy as np\n"
+        "events = get_events(DateRange(Date('2025-07-01'), Date('2025-07-31')), [ISOCode('USA')])\n"
+        "print(events[0].relation.code, np.mean([len(events)]))"
+    )
+    assert (outcome.output, outcome.error, outcome.calls) == ("042 1.0\n", None, 1)
+    assert calls == [
+        (
+            "get_events",
+            {
+                "date_range": {"start_date": "2025-07-01", "end_date": "2025-07-31"},
+                "head_entities": ["USA"],
+            },
+        )
+    ]
+    assert set(sandbox.layers) == {"process", "rlimits", "landlock", "seccomp"}
+
+
+def test_a_call_the_environment_refuses_is_an_error_observation(sandbox):
+    outcome = sandbox.run("count_events(DateRange(Date('2025-08-01'), Date('2025-08-31')))")
+    assert outcome.error == "ValueError: date_range ends after the cutoff 2025-08-01 (line 1)"
+    outcome = sandbox.run(f"{OS}['__builtins__']['globals']()")  # not a way out either
+    ok(sandbox)
+
+
+@pytest.mark.parametrize(
+    ("code", "error"),
+    [
+        ("open('/etc/passwd').read()", "PermissionError"),
+        ("open({secret!r}, 'rb').read()", "PermissionError"),
+        (f"{OS}['listdir']('/')", "PermissionError"),
+        (f"{OS}['listdir']({{folder!r}})", "PermissionError"),
+        ("import os", "ImportError"),
+        ("import subprocess", "ImportError"),
+        ("import socket", "ImportError"),
+        ("import ctypes", "ImportError"),
+        ("__import__('os')", "ImportError"),
+        ("from os import path", "ImportError"),
+        ("import numpy.ctypeslib, importlib", "ImportError"),
+        (f"{OS}['fork']()", "PermissionError"),
+        (f"{OS}['execv']('/bin/sh', ['sh'])", "PermissionError"),
+        (f"{OS}['kill'](1, 9)", "PermissionError"),
+        (f"{OS}['open']({{outside!r}}, 0o101)", "PermissionError"),
+        ("open({outside!r}, 'w').write('x')", "PermissionError"),
+        ("bytearray(10 * 1024**3)", "MemoryError"),
+        (
+            f"s = {OS}['__builtins__']['__import__']('socket')\n"
+            "s.create_connection(('127.0.0.1', {port}))",
+            "PermissionError",
+        ),
+        (f"{OS}['__builtins__']['__import__']('resource').setrlimit(9, (-1, -1))", "Error"),
+    ],
+)
+def test_an_escape_is_an_error_and_the_agent_goes_on(sandbox, outside, tmp_path, code, error):
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted = []
+    threading.Thread(target=lambda: accepted.append(listener.accept()), daemon=True).start()
+    folder = str(outside.parent)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    try:
+        outcome = sandbox.run(
+            code.format(
+                secret=str(outside),
+                folder=folder,
+                outside=str(tmp_path / "written"),
+                port=listener.getsockname()[1],
+            )
+        )
+    finally:
+        listener.close()
+    assert outcome.error and error in outcome.error.split(":")[0], outcome
+    assert outcome.killed is None
+    assert not accepted
+    assert outside.read_bytes() == b"the answers"
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    ok(sandbox)
+
+
+def test_a_shell_command_does_not_run(sandbox, tmp_path):
+    made = tmp_path / "made-by-the-shell"
+    outcome = sandbox.run(f"{OS}['system']('touch {made}')")
+    assert outcome.output == f"{127 << 8}\n"  # the shell could not be started
+    assert not made.exists()
+    ok(sandbox)
+
+
+def test_the_c_library_reached_through_ctypes_fails_too(sandbox):
+    outcome = sandbox.run(
+        f"libc = {OS}['__builtins__']['__import__']('ctypes').CDLL(None)\n"
+        "print(libc.fork(), libc.open(b'/etc/passwd', 0), libc.socket(2, 1, 0))"
+    )
+    assert (outcome.output, outcome.error) == ("-1 -1 -1\n", None)
+    ok(sandbox)
+
+
+def test_forking_repeatedly_fails_each_time(sandbox):
+    outcome = sandbox.run(
+        f"fork = {OS}['fork']\nn = 0\n"
+        "for _ in range(100):\n"
+        "    try:\n        fork()\n    except OSError:\n        n += 1\n"
+        "print(n)"
+    )
+    assert (outcome.output, outcome.error) == ("100\n", None)
+    ok(sandbox)
+
+
+def test_an_endless_loop_is_stopped_and_a_fresh_sandbox_follows(sandbox):
+    sandbox.run("kept = 1")
+    outcome = sandbox.run("while True:\n    pass")
+    assert outcome.killed and "CPU" in outcome.killed or "ran past" in outcome.killed
+    assert "variables" in outcome.error
+    after = sandbox.run("print(kept)")
+    assert after.error.startswith("NameError")  # a fresh process: the variables are gone
+    ok(sandbox)
+
+
+def test_output_is_cut_inside_the_sandbox(sandbox):
+    outcome = sandbox.run("print('y' * 5000)")
+    assert outcome.output == "y" * 1000 and outcome.dropped == 4001
+    ok(sandbox)
+
+
+def test_the_private_folder_is_removed_at_the_end(calls):
+    with Sandbox(SandboxConfig(), lambda n, a: None, {}) as box:
+        folder = Path(box.run("print(__import__('json').__file__ and 1)") and box._folder)
+        assert box.run("open('scratch.txt', 'w').write('x')").error is None
+        assert (folder / "scratch.txt").exists()
+    assert not folder.exists()
+    assert not os.path.exists(folder)
+
+
+def test_the_allowed_libraries_import_inside(sandbox):
+    wanted = ["numpy", "pandas", "scipy.stats", "sklearn.linear_model", "statistics"]
+    here = [m for m in wanted if __import__("importlib").util.find_spec(m.split(".")[0])]
+    outcome = sandbox.run(f"import {', '.join(here)}\nprint('imported')")
+    assert (outcome.output, outcome.error) == ("imported\n", None)
