@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from gdelt_forecast.config import Config, ConfigError, load_config
+from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.runner import run
 from gdelt_forecast.tasks import TASKS
@@ -183,6 +184,32 @@ def build_parser() -> argparse.ArgumentParser:
     base.add_argument("--method", choices=BASELINE_METHODS, default="history")
     base.add_argument("--split", choices=["test", "subset"], default="test")
     base.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    agent = stages.add_parser(
+        "agent",
+        parents=[common],
+        help="run MIRAI's ReAct agents on a release's test set over an OpenAI-compatible server",
+        description="Every query of the split answered by a ReAct agent whose actions are "
+        "tool calls (the API's functions, or Python code in a sandbox) on the environment "
+        "opened at the query's cutoff; steps, answers and scores under "
+        "<data_root>/agents/<release>/<run>/. The same command resumes a killed run.",
+    )
+    agent.add_argument("--release", required=True, help="a release folder or version name")
+    agent.add_argument("--split", choices=["subset", "test"], default="subset")
+    agent.add_argument("--action", choices=["function", "code"], default="function")
+    agent.add_argument(
+        "--apis", choices=["all", "events", "news"], default="all",
+        help="MIRAI's All, Event-Only or News-Only API",
+    )  # fmt: skip
+    agent.add_argument("--max-steps", type=int, help="agents.max_steps (MIRAI: 20)")
+    agent.add_argument("--samples", type=int, default=1, help="seeded samples per query (K)")
+    agent.add_argument("--json", action="store_true", help="print the summary as JSON")
+    board = stages.add_parser(
+        "leaderboard",
+        parents=[common],
+        help="print a release's agent runs as MIRAI's Table 2 reads",
+    )
+    board.add_argument("--release", required=True, help="a release folder or version name")
 
     air = stages.add_parser("airflow", help="Airflow set-up: `airflow init`")
     air_actions = air.add_subparsers(dest="action", required=True, parser_class=_Parser)
@@ -362,10 +389,30 @@ def _baseline(args: argparse.Namespace, cfg: Config) -> int:
 
     folder = release_folder(args.release, cfg)
     summary = run("baseline", cfg, folder, args.method, args.split)
-    if args.json:
-        print(json.dumps(summary.to_dict(), indent=2, default=str))
-    else:
-        print(summary.line())
+    _print(args, summary)
+    return 0
+
+
+def _agent(args: argparse.Namespace, cfg: Config) -> int:
+    if args.max_steps is not None:
+        if args.max_steps < 1:
+            raise UsageError("--max-steps must be at least 1")
+        cfg = cfg.model_copy(
+            update={"agents": cfg.agents.model_copy(update={"max_steps": args.max_steps})}
+        )
+    _print(args, run("agent", cfg, args.release, args.split, args.action, args.apis, args.samples))
+    return 0
+
+
+def _leaderboard(args: argparse.Namespace, cfg: Config) -> int:
+    from gdelt_forecast.agents import leaderboard
+    from gdelt_forecast.environment import release_folder
+
+    folder = release_folder(args.release, cfg)
+    path = DataRoot(cfg.data_root).agents / folder.name / leaderboard.FILE
+    if not path.exists():
+        raise UsageError(f"no agent runs on {folder.name} yet ({path}): run `gdelt-forecast agent`")
+    print(leaderboard.render(path))
     return 0
 
 
@@ -401,6 +448,8 @@ STAGES = {
     "evaluate-tasks": _evaluate_tasks,
     "release": _release,
     "baseline": _baseline,
+    "agent": _agent,
+    "leaderboard": _leaderboard,
     "airflow": _airflow,
 }
 

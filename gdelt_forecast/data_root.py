@@ -24,6 +24,7 @@ PAGES = "articles/pages"
 FETCH_LEDGER = "articles/fetch_ledger.parquet"
 FETCH_JOURNAL = "articles/fetch_journal"
 BASELINES = "baselines"
+AGENTS = "agents"  # agents/<release>/<run>/ and agents/<release>/leaderboard.parquet
 LOCKS = "locks"
 SCRATCH = "tmp"  # DuckDB's spill files and other scratch, never pushed to a bucket
 WAREHOUSE_SOURCES = ("silver/events", "silver/funnel", "articles/docs")  # what it is built from
@@ -113,6 +114,10 @@ class DataRoot:
     @property
     def baselines(self) -> Path:
         return self.root / BASELINES
+
+    @property
+    def agents(self) -> Path:
+        return self.root / AGENTS
 
     @property
     def locks(self) -> Path:

@@ -23,7 +23,7 @@ from typing import Any
 
 from openai import AsyncOpenAI
 
-from gdelt_forecast.config import Config, LlmConfig
+from gdelt_forecast.config import Config
 from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.llm.cache import AnswerCache
 from gdelt_forecast.llm.client import ask, check_server
@@ -89,7 +89,7 @@ async def run_requests(cfg: Config, requests: Sequence[Request]) -> list[Result]
             settled[digest] = hit
     started = time.monotonic()
     if todo:
-        for result in await _send(cfg.llm, todo, cache):
+        for result in await _send(cfg, todo, cache):
             settled[result.hash] = result
     results = []
     used: set[str] = set()
@@ -108,23 +108,53 @@ def run(cfg: Config, requests: Sequence[Request]) -> list[Result]:
     return asyncio.run(run_requests(cfg, requests))
 
 
-async def _send(llm: LlmConfig, todo: dict[str, Request], cache: AnswerCache) -> list[Result]:
+class Session:
+    """One client, answer cache and set of concurrency slots for many requests, sent at
+    once (a batch) or one at a time from many coroutines that each wait for an answer
+    before they ask again (agents): ``async with Session(cfg) as s: await s.ask(r)``."""
+
+    def __init__(self, cfg: Config, cache: AnswerCache | None = None):
+        self.llm = cfg.llm
+        self.cache = cache or AnswerCache(DataRoot(cfg.data_root).llm_cache)
+        self.slots = asyncio.Semaphore(self.llm.max_concurrency)
+        api_key = os.environ.get(self.llm.api_key_env) or "EMPTY"  # vLLM takes any key
+        self.client = AsyncOpenAI(
+            base_url=self.llm.base_url, api_key=api_key, max_retries=0, timeout=self.llm.timeout_s
+        )
+
+    async def __aenter__(self) -> Session:
+        await self.client.__aenter__()
+        try:
+            await check_server(self.client, self.llm)
+        except BaseException:
+            await self.client.__aexit__(None, None, None)
+            raise
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.client.__aexit__(*exc)
+
+    async def ask(self, request: Request) -> Result:
+        """The cached answer of ``request``, or the server's, cached at once."""
+        digest = request_hash(request, self.llm)
+        return self.cache.get(digest, request) or await self.send(request, digest)
+
+    async def send(self, request: Request, digest: str) -> Result:
+        result = await ask(self.client, self.llm, request, digest, self.slots)
+        self.cache.put(result)  # at once: a run killed later keeps this answer
+        if result.status == "failed":
+            log.warning("llm: %s %s failed: %s", result.key, result.step, result.error)
+        return result
+
+
+async def _send(cfg: Config, todo: dict[str, Request], cache: AnswerCache) -> list[Result]:
     order = sorted(todo.items(), key=lambda item: _prefix_key(item[1].messages))
-    slots = asyncio.Semaphore(llm.max_concurrency)
-    api_key = os.environ.get(llm.api_key_env) or "EMPTY"  # vLLM without --api-key takes any
-    async with AsyncOpenAI(
-        base_url=llm.base_url, api_key=api_key, max_retries=0, timeout=llm.timeout_s
-    ) as client:
-        await check_server(client, llm)
-        tasks = [asyncio.create_task(ask(client, llm, r, d, slots)) for d, r in order]
+    async with Session(cfg, cache) as session:
+        tasks = [asyncio.create_task(session.send(r, d)) for d, r in order]
         results = []
         try:
             for next_done in progress(asyncio.as_completed(tasks), len(tasks), "llm"):
-                result = await next_done
-                cache.put(result)  # at once: a run killed later keeps this answer
-                if result.status == "failed":
-                    log.warning("llm: %s %s failed: %s", result.key, result.step, result.error)
-                results.append(result)
+                results.append(await next_done)
         finally:
             for task in tasks:  # on an error or an interrupt, nothing keeps running
                 task.cancel()

@@ -32,7 +32,7 @@ from openai import (
 from gdelt_forecast.config import LlmConfig
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm.answer import fall_back, parse_answer
-from gdelt_forecast.llm.request import Request, Result
+from gdelt_forecast.llm.request import Request, Result, seed_of
 from gdelt_forecast.llm.schema import json_schema
 
 _RETRYABLE = (APIConnectionError, RateLimitError, InternalServerError)
@@ -90,6 +90,12 @@ async def ask(
             result.completion_tokens += completion.usage.completion_tokens
         choice = completion.choices[0] if completion.choices else None
         result.raw = (choice.message.content if choice else None) or ""
+        if request.answer is None:  # a message, as it comes (an agent's step)
+            if choice is None:
+                result.error = "the reply holds no message"
+                break
+            result.answer, result.status, result.error = _message(choice), "ok", ""
+            break
         try:
             result.answer = parse_answer(result.raw, request.answer)
             result.status, result.error = "ok", ""
@@ -110,24 +116,41 @@ async def ask(
     return result
 
 
-def _params(llm: LlmConfig, request: Request) -> dict[str, Any]:
-    seed = {} if llm.seed is None else {"seed": llm.seed}
+def _message(choice) -> dict[str, Any]:
+    calls = choice.message.tool_calls or []
     return {
+        "content": choice.message.content or "",
+        "tool_calls": [
+            {"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
+            for c in calls
+            if c.type == "function"
+        ],
+        "finish_reason": choice.finish_reason,
+    }
+
+
+def _params(llm: LlmConfig, request: Request) -> dict[str, Any]:
+    seed = seed_of(request, llm)
+    params: dict[str, Any] = {
         "model": llm.model,
         "messages": request.messages,
         "temperature": llm.temperature,
         "max_tokens": llm.max_tokens,
+        **({} if seed is None else {"seed": seed}),
+    }
+    if request.tools:
+        params.update(tools=request.tools, tool_choice="auto")
+    if request.answer is not None:
         # vLLM's guided decoding enforces the schema; the answer is still checked on arrival.
-        "response_format": {
+        params["response_format"] = {
             "type": "json_schema",
             "json_schema": {
                 "name": request.schema_name,
                 "schema": json_schema(request.answer),
                 "strict": True,
             },
-        },
-        **seed,
-    }
+        }
+    return params
 
 
 def _wait_s(exc: Exception, backoff_s: float, retry: int) -> float:

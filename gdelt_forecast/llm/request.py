@@ -2,10 +2,10 @@
 names a request in the cache and in ``llm_calls.parquet``.
 
 The hash covers everything that shapes the answer: the model, the messages, the answer
-model's JSON schema with its name, and the sampling parameters (temperature, max_tokens,
-seed). It leaves out ``key`` and ``step``, which only say what the answer is for, and the
-fallback parser, which only reads an answer: two requests with the same prompt share one
-cached answer.
+model's JSON schema with its name, the tools offered, and the sampling parameters
+(temperature, max_tokens, seed). It leaves out ``key`` and ``step``, which only say what
+the answer is for, and the fallback parser, which only reads an answer: two requests with
+the same prompt share one cached answer.
 """
 
 from __future__ import annotations
@@ -28,18 +28,29 @@ _SCHEMA_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 @dataclass(frozen=True)
 class Request:
     """One chat completion. ``fallback`` turns a raw answer that is not valid JSON into the
-    answer dict, or raises ValueError (e.g. a wrapper around ``parse_numbered``)."""
+    answer dict, or raises ValueError (e.g. a wrapper around ``parse_numbered``).
+
+    Without an answer model the reply is taken as it comes, a message: the answer is
+    ``{"content", "tool_calls", "finish_reason"}`` (each call ``{"id", "name",
+    "arguments"}``), as an agent reads it; ``tools`` offers functions to call, and ``seed``
+    overrides ``llm.seed`` (an agent's K samples)."""
 
     key: str  # what the answer belongs to, e.g. a complex event id
     step: str  # e.g. "extract", "complement:3", "adjust"
     messages: list[dict[str, Any]]
-    answer: type[Answer]  # what the answer must be (gdelt_forecast.llm.schema)
+    answer: type[Answer] | None  # what the answer must be (gdelt_forecast.llm.schema)
     schema_name: str = "answer"
     fallback: Callable[[str], dict[str, Any]] | None = field(default=None, compare=False)
+    tools: list[dict[str, Any]] | None = None
+    seed: int | None = None
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.answer, type) and issubclass(self.answer, Answer)):
+        if self.answer is not None and not (
+            isinstance(self.answer, type) and issubclass(self.answer, Answer)
+        ):
             raise ValueError(f"answer {self.answer!r}: an Answer model (gdelt_forecast.llm.schema)")
+        if self.answer is not None and self.tools:
+            raise ValueError("a request offers tools or asks for an answer model, not both")
         if not _SCHEMA_NAME.match(self.schema_name):
             raise ValueError(f"schema name {self.schema_name!r}: letters, digits, _ and - only")
 
@@ -72,10 +83,18 @@ def request_hash(request: Request, llm: LlmConfig) -> str:
     payload = {
         "model": llm.model,
         "messages": request.messages,
-        "schema": {"name": request.schema_name, "schema": json_schema(request.answer)},
         "params": {"temperature": llm.temperature, "max_tokens": llm.max_tokens},
     }
-    if llm.seed is not None:  # only when set: hashes, and so caches, from before seeds hold
-        payload["params"]["seed"] = llm.seed
+    # Each only when set: hashes, and so caches, from before they existed hold.
+    if request.answer is not None:
+        payload["schema"] = {"name": request.schema_name, "schema": json_schema(request.answer)}
+    if request.tools:
+        payload["tools"] = request.tools
+    if (seed := seed_of(request, llm)) is not None:
+        payload["params"]["seed"] = seed
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def seed_of(request: Request, llm: LlmConfig) -> int | None:
+    return llm.seed if request.seed is None else request.seed

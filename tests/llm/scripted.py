@@ -2,8 +2,10 @@
 
 ``POST /v1/chat/completions`` answers by the last user message (the prompt): each prompt has
 a list of actions, one used per request, the last one repeated; a prompt with no script gets
-a valid answer. ``GET /v1/models`` lists ``MODEL``. The server records every chat request
-and the most requests it held at once.
+a valid answer; a ``player`` (a function of the request's body), when set, answers every
+request instead, with an assistant message (content and tool calls) and its token counts.
+``GET /v1/models`` lists ``MODEL``. The server records every chat request and the most
+requests it held at once.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class ScriptedServer:
         self.script: dict[str, list[dict[str, Any]]] = {}
         self.requests: list[dict[str, Any]] = []
         self.model_lists = 0
+        self.player = None  # body -> {"content", "tool_calls", "usage"}
         self.in_flight = self.max_in_flight = 0
         self.lock = threading.Lock()
         self.release = threading.Event()  # ends every pending delay (teardown)
@@ -80,6 +83,10 @@ class ScriptedServer:
             self.requests.append(body)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            player = self.player
+        if player is not None:  # outside the lock: a player may make its request wait
+            return {"status": 200, "delay": 0.0, "played": player(body)}
+        with self.lock:
             actions = self.script.get(prompt) or [answer(valid(prompt))]
             return actions.pop(0) if len(actions) > 1 else actions[0]
 
@@ -104,7 +111,13 @@ class ScriptedServer:
                 if action["status"] != 200:
                     self._send(action["status"], {"error": {"message": "scripted"}}, action)
                     return
-                message = {"role": "assistant", "content": action["content"]}
+                message = {"role": "assistant", "content": action.get("content")}
+                usage, finish = USAGE, "stop"
+                if played := action.get("played"):
+                    message["content"] = played.get("content")
+                    if played.get("tool_calls"):
+                        message["tool_calls"], finish = played["tool_calls"], "tool_calls"
+                    usage = played.get("usage", USAGE)
                 self._send(
                     200,
                     {
@@ -112,8 +125,8 @@ class ScriptedServer:
                         "object": "chat.completion",
                         "created": 0,
                         "model": body["model"],
-                        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                        "usage": {**USAGE, "total_tokens": sum(USAGE.values())},
+                        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                        "usage": {**usage, "total_tokens": sum(usage.values())},
                     },
                 )
 

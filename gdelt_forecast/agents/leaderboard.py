@@ -1,0 +1,51 @@
+"""``agents/<release>/leaderboard.parquet``: one row per agent run on the release (a re-run
+replaces its row), and ``gdelt-forecast leaderboard``, which prints it as MIRAI's Table 2
+reads: model, action, APIs, then first- and second-level precision, recall and F1 and the
+quad classes' KL divergence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from gdelt_forecast.parquet_io import write_parquet
+
+FILE = "leaderboard.parquet"
+_RUN = ("release", "run", "model", "action", "apis", "split", "samples", "prompt_version")
+_LEVELS = ("first_level", "second_level")
+_METRICS = ("precision", "recall", "f1")
+
+
+def add(path: Path, meta: dict) -> None:
+    summary = meta["summary"]
+    scores = summary["scores"]
+    row = {k: meta[k] for k in _RUN}
+    row |= {f"{level}_{m}": scores[level][m] for level in _LEVELS for m in _METRICS}
+    row |= {
+        "quad_kl": scores["quad"]["kl"],
+        "queries": summary["queries"],
+        "prompt_tokens": summary["prompt_tokens"],
+        "completion_tokens": summary["completion_tokens"],
+        "finished": meta["finished"],
+    }
+    rows = pq.read_table(path).to_pylist() if path.exists() else []
+    rows = [r for r in rows if r["run"] != row["run"]] + [row]
+    write_parquet(pa.Table.from_pylist(sorted(rows, key=lambda r: r["run"])), path)
+
+
+def render(path: Path) -> str:
+    rows = pq.read_table(path).to_pylist()
+    head = (
+        f"{'model':<28}{'action':<10}{'apis':<8}{'split':<8}{'k':>3}"
+        f"{'1st P':>8}{'1st R':>8}{'1st F1':>8}{'2nd P':>8}{'2nd R':>8}{'2nd F1':>8}{'KL':>8}"
+    )
+    lines = [f"agents on {rows[0]['release']} (scores in %, KL in nats)" if rows else "", head]
+    for r in sorted(rows, key=lambda r: -r["second_level_f1"]):
+        scores = "".join(f"{r[f'{lv}_{m}']:>8.1f}" for lv in _LEVELS for m in _METRICS)
+        lines.append(
+            f"{r['model'][:27]:<28}{r['action']:<10}{r['apis']:<8}{r['split']:<8}"
+            f"{r['samples']:>3}{scores}{r['quad_kl']:>8.2f}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,363 @@
+"""``gdelt-forecast agent``: MIRAI's ReAct agents on a release's test set, scored.
+
+Every query (and each of ``--samples`` K seeded samples) runs its agent
+(:mod:`gdelt_forecast.agents.react`) with the environment opened at its cutoff, the API
+restricted to ``--apis``, and, for ``--action code``, its own sandbox; queries run
+concurrently, their model calls sharing one client (cache, retries, ``llm.max_concurrency``).
+``<data_root>/agents/<release>/<run>/`` gets
+
+- ``steps.parquet``: one row per step (thought, tool, arguments, observation and its
+  length, state, tokens as the server counted them, latency, error);
+- ``queries.parquet``: one row per query and sample (end state, steps, answer, tokens);
+- ``predictions.jsonl``: sample 0's answers, which the scorer reads;
+- ``run.json``: what ran (model, action, APIs, split, samples, prompt version, the
+  sandbox's layers) and the scores;
+
+and the release's ``leaderboard.parquet`` a row per run. A run is named by what it runs,
+so the same command resumes a killed run: each finished query is journaled at once
+(``journal/*.jsonl``) and skipped on the next start; an unfinished one starts over, its
+model calls answered from the cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from gdelt_forecast.agents import leaderboard, prompts
+from gdelt_forecast.agents.react import END_STATES, Agent, Query, Run
+from gdelt_forecast.config import Config
+from gdelt_forecast.data_root import DataRoot
+from gdelt_forecast.environment import call_tool, open_environment, release_folder
+from gdelt_forecast.errors import StageError
+from gdelt_forecast.files import write_json
+from gdelt_forecast.parquet_io import write_parquet
+from gdelt_forecast.progress import progress
+from gdelt_forecast.summary import StageSummary
+from gdelt_forecast.testset import evaluate
+
+SPLITS = {"test": "testset/queries.parquet", "subset": "testset/subset.parquet"}
+ACTIONS = ("function", "code")
+_COLUMNS = list(Query.__dataclass_fields__) + ["cutoff"]
+
+
+class AgentError(StageError):
+    """The agents cannot run: no such release, split or action."""
+
+
+@dataclass
+class AgentSummary(StageSummary):
+    release: str
+    run: str
+    queries: int
+    samples: int
+    end_states: dict[str, int]
+    scores: dict
+    consistency: dict = field(default_factory=dict)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    resumed: int = 0
+    seconds: float = 0.0
+    path: str = ""
+
+    def line(self) -> str:
+        states = ", ".join(f"{k} {v}" for k, v in self.end_states.items() if v)
+        return (
+            f"agent {self.run} on {self.release}: {self.queries} queries x {self.samples} "
+            f"({self.resumed} resumed); {states}; {self.prompt_tokens:,} prompt + "
+            f"{self.completion_tokens:,} completion tokens ({self.seconds:.1f} s)\n"
+            + evaluate.render(self.scores)
+        )
+
+
+def run_name(cfg: Config, split: str, action: str, apis: str, samples: int) -> str:
+    model = re.sub(r"[^A-Za-z0-9._-]+", "_", cfg.llm.model)
+    return (
+        f"{model}_{action}_{apis}_{split}_k{samples}_s{cfg.agents.max_steps}_"
+        f"{prompts.PROMPT_VERSION}"
+    )
+
+
+def run_agents(
+    cfg: Config, release: str, split: str = "subset", action: str = "function",
+    apis: str = "all", samples: int = 1,
+) -> AgentSummary:  # fmt: skip
+    if split not in SPLITS or action not in ACTIONS or apis not in prompts.APIS or samples < 1:
+        raise AgentError(
+            f"agent: split {split!r}, action {action!r}, apis {apis!r}, samples {samples}: "
+            f"choose from {sorted(SPLITS)}, {list(ACTIONS)}, {sorted(prompts.APIS)}, >= 1"
+        )
+    if samples > 1 and cfg.llm.temperature == 0:
+        raise AgentError("agent: --samples > 1 draws the same answer K times at temperature 0; "
+                         "set llm.temperature (MIRAI samples at 0.4)")  # fmt: skip
+    t0 = time.monotonic()
+    folder = release_folder(release, cfg)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    name = run_name(cfg, split, action, apis, samples)
+    out = DataRoot(cfg.data_root).agents / folder.name / name
+    journal = _Journal(out / "journal")
+    rows = pq.read_table(folder / SPLITS[split], columns=_COLUMNS).to_pylist()
+    done = journal.finished()
+    todo = [(r, k) for r in rows for k in range(samples) if (r["query_id"], k) not in done]
+    history_start = date.fromisoformat(manifest["history"]["start"]).strftime("%B %d, %Y")
+    layers = asyncio.run(_run_all(cfg, folder, todo, action, apis, history_start, journal))
+    runs, steps = journal.read()
+    queries = evaluate.load_queries(folder / SPLITS[split])
+    predictions = {r["query_id"]: r["answer"] or {} for r in runs if r["sample"] == 0}
+    scores = evaluate.score(queries, predictions)
+    consistency = _consistency(queries, runs, samples) if samples > 1 else {}
+    _write(out, runs, steps, predictions)
+    summary = AgentSummary(
+        release=folder.name,
+        run=name,
+        queries=len(rows),
+        samples=samples,
+        end_states={s: sum(r["end_state"] == s for r in runs) for s in END_STATES},
+        scores=scores,
+        consistency=consistency,
+        prompt_tokens=sum(r["prompt_tokens"] for r in runs),
+        completion_tokens=sum(r["completion_tokens"] for r in runs),
+        resumed=len(done),
+        seconds=time.monotonic() - t0,
+        path=str(out),
+    )
+    meta = {
+        "release": folder.name,
+        "release_created": manifest.get("created"),
+        "run": name,
+        "model": cfg.llm.model,
+        "action": action,
+        "apis": apis,
+        "split": split,
+        "samples": samples,
+        "prompt_version": prompts.PROMPT_VERSION,
+        "agents": cfg.agents.model_dump(mode="json"),
+        "temperature": cfg.llm.temperature,
+        "seed": cfg.llm.seed,
+        "sandbox_layers": layers,
+        "finished": datetime.now(UTC).replace(microsecond=0).isoformat(),
+        "summary": summary.to_dict(),
+    }
+    write_json(out / "run.json", meta)
+    leaderboard.add(out.parent / leaderboard.FILE, meta)
+    return summary
+
+
+async def _run_all(cfg, folder: Path, todo, action, apis, history_start, journal) -> list[str]:
+    from gdelt_forecast.agents.sandbox import Sandbox
+    from gdelt_forecast.llm.batch import Session
+
+    envs: dict[date, tuple] = {}  # cutoff -> (environment, its lock): calls come from threads
+    layers: list[str] = []
+
+    def environment(cutoff: date):
+        if cutoff not in envs:
+            envs[cutoff] = (open_environment(folder, cutoff + timedelta(days=1), cfg),
+                            threading.Lock())  # fmt: skip
+        return envs[cutoff]
+
+    def serve(cutoff: date):
+        env, lock = environment(cutoff)
+
+        def call(name: str, arguments: dict | str):
+            with lock:
+                return call_tool(env, name, arguments)
+
+        return call
+
+    async def one(row: dict, sample: int) -> None:
+        seed = None if cfg.llm.seed is None and sample == 0 else (cfg.llm.seed or 0) + sample
+        query = Query(**{k: str(row[k]) for k in Query.__dataclass_fields__})
+        agent = Agent(session, cfg.agents, action, apis, history_start, seed)
+        call = serve(row["cutoff"])
+        if action == "function":
+            run = await agent.run(query, sample, _function_act(call))
+        else:
+            box = Sandbox(cfg.agents.sandbox, call, prompts.parameters(apis))
+            try:
+                run = await agent.run(query, sample, _code_act(box))
+                layers[:] = box.layers or layers
+            finally:
+                await asyncio.to_thread(box.close)
+        journal.add(run)
+
+    try:
+        async with Session(cfg) as session:
+            slots = asyncio.Semaphore(cfg.llm.max_concurrency)
+
+            async def bounded(row, sample):
+                async with slots:
+                    await one(row, sample)
+
+            tasks = [asyncio.create_task(bounded(r, k)) for r, k in todo]
+            try:
+                for done in progress(asyncio.as_completed(tasks), len(tasks), "agents"):
+                    await done
+            finally:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        for env, _ in envs.values():
+            env.close()
+    return layers
+
+
+def _function_act(call):
+    async def act(name: str, arguments: str) -> tuple[str, str | None]:
+        try:
+            value = await asyncio.to_thread(call, name, arguments)
+        except (ValueError, TypeError, KeyError) as exc:
+            return "", f"{type(exc).__name__}: {exc}"
+        if isinstance(value, (list, dict)) and not value:
+            return "Empty output from the function call.", None
+        return json.dumps(value, ensure_ascii=False), None
+
+    return act
+
+
+def _code_act(box):
+    async def act(name: str, arguments: str) -> tuple[str, str | None]:
+        if name != "run_code":
+            return "", f"unknown function {name!r}: the one function is run_code"
+        try:
+            code = json.loads(arguments)["code"]
+            if not isinstance(code, str):
+                raise TypeError("code is not a string")
+        except (ValueError, KeyError, TypeError) as exc:
+            return "", f"run_code takes one argument, code, a string ({exc})"
+        outcome = await asyncio.to_thread(box.run, code)
+        if outcome.error:
+            return outcome.output, outcome.error
+        output = outcome.output
+        if outcome.dropped:
+            output += f"\n[output cut in the sandbox: {outcome.dropped:,} more characters]"
+        if output:
+            return output, None
+        if "print(" in code:
+            return (
+                "No printed output from the action because you are printing an empty object.",
+                None,
+            )
+        return "", "No print() statement in the action."
+
+    return act
+
+
+class _Journal:
+    """Finished queries and their steps, a JSON line each, appended as each query ends."""
+
+    def __init__(self, folder: Path):
+        folder.mkdir(parents=True, exist_ok=True)
+        self.runs, self.steps = folder / "queries.jsonl", folder / "steps.jsonl"
+        self.lock = threading.Lock()
+
+    def add(self, run: Run) -> None:
+        record = asdict(run)
+        trace = record.pop("trace")
+        with self.lock:
+            with self.steps.open("a", encoding="utf-8") as out:  # steps first: a query
+                for step in trace:  # line means its steps are all there
+                    out.write(json.dumps(step, ensure_ascii=False) + "\n")
+            with self.runs.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+    def _lines(self, path: Path) -> list[dict]:
+        if not path.exists():
+            return []
+        found = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                found.append(json.loads(line))
+            except ValueError:
+                continue  # the tail of a killed write: that query runs again
+        return found
+
+    def finished(self) -> set[tuple[str, int]]:
+        return {(r["query_id"], r["sample"]) for r in self._lines(self.runs)}
+
+    def read(self) -> tuple[list[dict], list[dict]]:
+        runs = {(r["query_id"], r["sample"]): r for r in self._lines(self.runs)}
+        steps = {}
+        for s in self._lines(self.steps):  # a resumed query's steps replace the killed ones'
+            if (s["query_id"], s["sample"]) in runs:
+                steps[s["query_id"], s["sample"], s["step"]] = s
+        return sorted(runs.values(), key=_order), sorted(steps.values(), key=_order)
+
+
+def _order(record: dict) -> tuple:
+    return record["query_id"], record["sample"], record.get("step", 0)
+
+
+_STEPS = pa.schema(
+    [
+        ("query_id", pa.string()), ("sample", pa.int32()), ("step", pa.int32()),
+        ("thought", pa.string()), ("tool", pa.string()), ("arguments", pa.string()),
+        ("observation", pa.string()), ("observation_chars", pa.int64()), ("state", pa.string()),
+        ("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64()),
+        ("latency_s", pa.float64()), ("cached", pa.bool_()), ("error", pa.string()),
+    ]
+)  # fmt: skip
+_QUERIES = pa.schema(
+    [
+        ("query_id", pa.string()), ("sample", pa.int32()), ("end_state", pa.string()),
+        ("steps", pa.int32()), ("answer", pa.string()), ("final_text", pa.string()),
+        ("extracted", pa.bool_()), ("prompt_tokens", pa.int64()),
+        ("completion_tokens", pa.int64()), ("seconds", pa.float64()), ("error", pa.string()),
+        ("prompt_version", pa.string()),
+    ]
+)  # fmt: skip
+
+
+def _write(out: Path, runs: list[dict], steps: list[dict], predictions: dict) -> None:
+    version = prompts.PROMPT_VERSION
+    rows = [
+        {**r, "answer": json.dumps(r["answer"]) if r["answer"] is not None else None,
+         "prompt_version": version}
+        for r in runs
+    ]  # fmt: skip
+    write_parquet(pa.Table.from_pylist(rows, schema=_QUERIES), out / "queries.parquet")
+    write_parquet(pa.Table.from_pylist(steps, schema=_STEPS), out / "steps.parquet")
+    lines = [json.dumps({"query_id": q, "prediction": p}) for q, p in sorted(predictions.items())]
+    (out / "predictions.jsonl").write_text("".join(f"{line}\n" for line in lines), "utf-8")
+
+
+def _consistency(queries, runs: list[dict], samples: int) -> dict:
+    """MIRAI's Figure 4a over K samples: self-consistency (each code predicted by more than
+    half the samples) and Max@K (each query's best sample by second-level F1)."""
+    by_query: dict[str, list[dict]] = {}
+    for r in runs:
+        by_query.setdefault(r["query_id"], []).append(r["answer"] or {})
+    voted, best = {}, {}
+    for q in queries:
+        answers = by_query.get(q.query_id, [])
+        counts = Counter(code for a in answers for code in _codes(a))
+        vote: dict[str, list[str]] = {}
+        for code in sorted(c for c, n in counts.items() if n * 2 > samples):
+            vote.setdefault(code[:2], []).extend([code] if len(code) == 3 else [])
+        voted[q.query_id] = vote
+        scored = [(evaluate.score_query(q.answer, a)["second_level"]["f1"], i)
+                  for i, a in enumerate(answers)]  # fmt: skip
+        best[q.query_id] = answers[max(scored)[1]] if scored else {}
+    return {
+        "self_consistency": evaluate.score(queries, voted),
+        "max_at_k": evaluate.score(queries, best),
+    }
+
+
+def _codes(answer: dict) -> set[str]:
+    found = set()
+    for first, seconds in (answer or {}).items():
+        found.add(str(first))
+        found.update(str(s) for s in (seconds or []) if isinstance(s, str))
+    return found
