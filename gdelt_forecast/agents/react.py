@@ -93,7 +93,8 @@ class Step:
     state: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    latency_s: float = 0.0
+    latency_s: float = 0.0  # the model's answer, retries included
+    action_s: float = 0.0  # the action: the environment's call, or the sandbox's round trip
     cached: bool = False
     error: str | None = None
 
@@ -167,11 +168,7 @@ class Agent:
                     tools=self.tools(), seed=self.seed,
                 )
             )  # fmt: skip
-            step.prompt_tokens, step.completion_tokens = (
-                result.prompt_tokens,
-                result.completion_tokens,
-            )
-            step.latency_s, step.cached = result.latency_s, result.cached
+            _count(step, result)
             if result.status != "ok":
                 step.state, step.error, run.end_state = LLM_ERROR, result.error, LLM_ERROR
                 break
@@ -204,7 +201,9 @@ class Agent:
             elif performed[key] > 1:
                 step.state, observation = "Repeated Action", _REPEATED
             else:
+                acted = time.monotonic()
                 observation, error = await act(call["name"], call["arguments"])
+                step.action_s = time.monotonic() - acted
                 if error is None:
                     invalid, step.state = 0, "Valid Action"
                 else:
@@ -264,14 +263,19 @@ class Agent:
         result = await self.session.ask(request)
         run.extracted = True
         step = Step(query.query_id, run.sample, len(run.trace) + 1, state="Answer Extraction")
-        step.prompt_tokens, step.completion_tokens = result.prompt_tokens, result.completion_tokens
-        step.latency_s, step.cached = result.latency_s, result.cached
+        _count(step, result)
         if result.status != "ok":
             step.error = run.error = result.error
         else:
             step.thought = run.final_text = result.answer["content"]
             run.answer = parse_prediction(run.final_text)
         run.trace.append(step)
+
+
+def _count(step: Step, result) -> None:
+    """The model call's counts on its step (a cached answer's are those of its first run)."""
+    step.prompt_tokens, step.completion_tokens = result.prompt_tokens, result.completion_tokens
+    step.latency_s, step.cached = result.latency_s, result.cached
 
 
 def _assistant(reply: dict) -> dict:

@@ -72,12 +72,16 @@ class AgentSummary(StageSummary):
 
     def line(self) -> str:
         states = ", ".join(f"{k} {v}" for k, v in self.end_states.items() if v)
-        return (
+        lines = [
             f"agent {self.run} on {self.release}: {self.queries} queries x {self.samples} "
             f"({self.resumed} resumed); {states}; {self.prompt_tokens:,} prompt + "
-            f"{self.completion_tokens:,} completion tokens ({self.seconds:.1f} s)\n"
-            + evaluate.render(self.scores)
-        )
+            f"{self.completion_tokens:,} completion tokens ({self.seconds:.1f} s)",
+            evaluate.render(self.scores),
+        ]
+        for name, scores in self.consistency.items():  # MIRAI's Figure 4a, with --samples
+            f1 = (scores[level]["f1"] for level in ("first_level", "second_level"))
+            lines.append("{}: first-level F1 {:.2f}, second-level F1 {:.2f}".format(name, *f1))
+        return "\n".join(lines)
 
 
 def run_name(cfg: Config, split: str, action: str, apis: str, samples: int) -> str:
@@ -305,7 +309,8 @@ _STEPS = pa.schema(
         ("thought", pa.string()), ("tool", pa.string()), ("arguments", pa.string()),
         ("observation", pa.string()), ("observation_chars", pa.int64()), ("state", pa.string()),
         ("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64()),
-        ("latency_s", pa.float64()), ("cached", pa.bool_()), ("error", pa.string()),
+        ("latency_s", pa.float64()), ("action_s", pa.float64()), ("cached", pa.bool_()),
+        ("error", pa.string()), ("prompt_version", pa.string()),
     ]
 )  # fmt: skip
 _QUERIES = pa.schema(
@@ -327,6 +332,7 @@ def _write(out: Path, runs: list[dict], steps: list[dict], predictions: dict) ->
         for r in runs
     ]  # fmt: skip
     write_parquet(pa.Table.from_pylist(rows, schema=_QUERIES), out / "queries.parquet")
+    steps = [{**s, "prompt_version": version} for s in steps]
     write_parquet(pa.Table.from_pylist(steps, schema=_STEPS), out / "steps.parquet")
     lines = [json.dumps({"query_id": q, "prediction": p}) for q, p in sorted(predictions.items())]
     (out / "predictions.jsonl").write_text("".join(f"{line}\n" for line in lines), "utf-8")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from gdelt_forecast.agents.run import run_agents
+from gdelt_forecast.agents.run import AgentError, run_agents
 from gdelt_forecast.cli import main
 from gdelt_forecast.environment import ISOCode, open_environment
 from tests.llm.scripted import ScriptedServer, llm_config
@@ -107,7 +107,7 @@ def test_a_function_calling_run_scores_as_computed_by_hand(server, release, tmp_
     queries = pq.read_table(out / "queries.parquet").to_pylist()
     by_id = {q["query_id"]: json.loads(q["answer"]) for q in queries}
     assert by_id == {USA_RUS: answers["USA", "RUS"], CHN_USA: answers["CHN", "USA"]}
-    assert {q["prompt_version"] for q in queries} == {"mirai-react-v1"}
+    assert {q["prompt_version"] for q in queries + steps} == {"mirai-react-v1"}
     lines = (out / "predictions.jsonl").read_text().splitlines()
     assert {json.loads(line)["query_id"] for line in lines} == {USA_RUS, CHN_USA}
     # The functions offered are MIRAI's All API; the system prompt names the history start.
@@ -241,3 +241,26 @@ def test_a_killed_run_resumes_where_it_stopped(server, release, tmp_path):
 def _llm_sets(server: ScriptedServer) -> list[str]:
     return [f"llm.base_url={server.url}", "llm.model=scripted-model", "llm.backoff_s=0",
             "llm.timeout_s=120", "llm.max_retries=0"]  # fmt: skip
+
+
+def test_k_samples_give_self_consistency_and_max_at_k(server, release, tmp_path):
+    # Sample 0 (seed 10) answers 02/020, sample 1 (seed 11) 11/110: each query has one right
+    # sample (Max@K 100), no code has a majority of two votes (self-consistency 0), and the
+    # predictions are sample 0's (one query right: 50).
+    def player(body):
+        if "tools" not in body:
+            return {"content": "<answer>{}</answer>", "usage": usage(body, {})}
+        reply = final({"02": ["020"]} if body["seed"] == 10 else {"11": ["110"]})
+        return {**reply, "usage": usage(body, reply)}
+
+    server.player = player
+    cfg = llm_config(server, tmp_path, "llm.seed=10", "llm.temperature=0.4")
+    summary = run_agents(cfg, str(release), "subset", samples=2)
+    assert summary.samples == 2 and summary.end_states["Final Answer"] == 4
+    assert summary.scores["second_level"]["f1"] == pytest.approx(50)
+    assert summary.consistency["max_at_k"]["second_level"]["f1"] == pytest.approx(100)
+    assert summary.consistency["self_consistency"]["second_level"]["f1"] == pytest.approx(0)
+    assert sorted(r["seed"] for r in server.requests) == [10, 10, 11, 11]
+
+    with pytest.raises(AgentError, match="temperature 0"):
+        run_agents(llm_config(server, tmp_path), str(release), "subset", samples=2)

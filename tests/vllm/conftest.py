@@ -10,8 +10,13 @@ from tests.vllm.server import ServerError, VllmServer, log_tail, make_tiny_llama
 
 SERVER = pytest.StashKey[VllmServer]()
 # No torch.compile warm-up: it took ~35 s of a ~90 s start here, and the tests check the
-# server's API, not its speed.
-EAGER = ("--enforce-eager",)
+# server's API, not its speed. Tool calling as the agents' README says to serve Llama 3.1.
+ARGS = (
+    "--enforce-eager",
+    "--enable-auto-tool-choice",
+    "--tool-call-parser",
+    "llama3_json",
+)
 
 
 @pytest.fixture(scope="session")
@@ -23,7 +28,7 @@ def tiny_llama(tmp_path_factory):
 def vllm_server(request, tiny_llama, tmp_path_factory):
     log = tmp_path_factory.mktemp("vllm-server") / "server.log"
     try:
-        with serving(tiny_llama, log, EAGER) as server:
+        with serving(tiny_llama, log, ARGS) as server:
             request.config.stash[SERVER] = server
             yield server
     except ServerError as exc:

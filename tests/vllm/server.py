@@ -32,12 +32,19 @@ LOG_TAIL_LINES = 60
 MAX_MODEL_LEN = 16384
 
 SYSTEM, USER, ASSISTANT = "<|system|>", "<|user|>", "<|assistant|>"
+# Llama 3.1's marker of a tool call, which vLLM's llama3_json tool parser looks up.
+PYTHON_TAG = "<|python_tag|>"
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
-# Renders every message as "<|role|>\ncontent</s>\n", then opens the assistant's turn.
+# Renders every message as "<|role|>\ncontent</s>\n", then opens the assistant's turn; the
+# tools offered (as JSON, in a system turn first) and an assistant's tool calls (as JSON
+# after its content) are rendered too, for the agents' requests.
 CHAT_TEMPLATE = (
     "{{ bos_token }}"
+    "{% if tools %}{{ '<|system|>\n' + (tools | tojson) + eos_token + '\n' }}{% endif %}"
     "{% for message in messages %}"
-    "{{ '<|' + message['role'] + '|>\n' + message['content'] + eos_token + '\n' }}"
+    "{{ '<|' + message['role'] + '|>\n' + (message['content'] or '') }}"
+    "{% if message.get('tool_calls') %}{{ message['tool_calls'] | tojson }}{% endif %}"
+    "{{ eos_token + '\n' }}"
     "{% endfor %}"
     "{% if add_generation_prompt %}{{ '<|assistant|>\n' }}{% endif %}"
 )
@@ -67,7 +74,7 @@ def _train_tokenizer(directory: Path) -> None:
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=1024,
-        special_tokens=[UNK, BOS, EOS, SYSTEM, USER, ASSISTANT],
+        special_tokens=[UNK, BOS, EOS, SYSTEM, USER, ASSISTANT, PYTHON_TAG],
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
     tokenizer.train_from_iterator(CORPUS * 20, trainer=trainer)
@@ -77,7 +84,7 @@ def _train_tokenizer(directory: Path) -> None:
         eos_token=EOS,
         unk_token=UNK,
         pad_token=EOS,
-        additional_special_tokens=[SYSTEM, USER, ASSISTANT],
+        additional_special_tokens=[SYSTEM, USER, ASSISTANT, PYTHON_TAG],
         model_max_length=MAX_MODEL_LEN,
     )
     fast.chat_template = CHAT_TEMPLATE
