@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from filelock import FileLock
 
 from gdelt_forecast.parquet_io import write_parquet
 
@@ -30,9 +31,11 @@ def add(path: Path, meta: dict) -> None:
         "completion_tokens": summary["completion_tokens"],
         "finished": meta["finished"],
     }
-    rows = pq.read_table(path).to_pylist() if path.exists() else []
-    rows = [r for r in rows if r["run"] != row["run"]] + [row]
-    write_parquet(pa.Table.from_pylist(sorted(rows, key=lambda r: r["run"])), path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(f"{path}.lock"):  # two runs on one release may finish at once
+        rows = pq.read_table(path).to_pylist() if path.exists() else []
+        rows = [r for r in rows if r["run"] != row["run"]] + [row]
+        write_parquet(pa.Table.from_pylist(sorted(rows, key=lambda r: r["run"])), path)
 
 
 def render(path: Path) -> str:

@@ -43,6 +43,7 @@ from gdelt_forecast.errors import StageError
 from gdelt_forecast.files import write_json
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.progress import progress
+from gdelt_forecast.stage_record import digest
 from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.testset import evaluate
 
@@ -85,10 +86,16 @@ class AgentSummary(StageSummary):
 
 
 def run_name(cfg: Config, split: str, action: str, apis: str, samples: int) -> str:
+    """What the run runs, readable, and a digest of the settings that shape its answers, so
+    that a command resumes its own run and never another's."""
     model = re.sub(r"[^A-Za-z0-9._-]+", "_", cfg.llm.model)
+    settings = {
+        "llm": cfg.llm.model_dump(mode="json", include={"temperature", "max_tokens", "seed"}),
+        "agents": cfg.agents.model_dump(mode="json"),
+    }
     return (
         f"{model}_{action}_{apis}_{split}_k{samples}_s{cfg.agents.max_steps}_"
-        f"{prompts.PROMPT_VERSION}"
+        f"{prompts.PROMPT_VERSION}_{digest(settings)[:8]}"
     )
 
 
@@ -115,6 +122,8 @@ def run_agents(
     todo = [(r, k) for r in rows for k in range(samples) if (r["query_id"], k) not in done]
     history_start = date.fromisoformat(manifest["history"]["start"]).strftime("%B %d, %Y")
     layers = asyncio.run(_run_all(cfg, folder, todo, action, apis, history_start, journal))
+    if not layers and (out / "run.json").exists():  # every query resumed: as the run said
+        layers = json.loads((out / "run.json").read_text(encoding="utf-8"))["sandbox_layers"]
     runs, steps = journal.read()
     queries = evaluate.load_queries(folder / SPLITS[split])
     predictions = {r["query_id"]: r["answer"] or {} for r in runs if r["sample"] == 0}
@@ -225,7 +234,8 @@ def _function_act(call):
             return "", f"{type(exc).__name__}: {exc}"
         if isinstance(value, (list, dict)) and not value:
             return "Empty output from the function call.", None
-        return json.dumps(value, ensure_ascii=False), None
+        # An article's text as it is (not as a JSON string with its newlines escaped).
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False), None
 
     return act
 
