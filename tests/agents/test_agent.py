@@ -18,6 +18,7 @@ import pytest
 from gdelt_forecast.agents.run import AgentError, run_agents
 from gdelt_forecast.cli import main
 from gdelt_forecast.environment import ISOCode, open_environment
+from gdelt_forecast.testset.evaluate import evaluate
 from tests.llm.scripted import ScriptedServer, llm_config
 
 QUERY = re.compile(
@@ -110,6 +111,9 @@ def test_a_function_calling_run_scores_as_computed_by_hand(server, release, tmp_
     assert {q["prompt_version"] for q in queries + steps} == {"mirai-react-v1"}
     lines = (out / "predictions.jsonl").read_text().splitlines()
     assert {json.loads(line)["query_id"] for line in lines} == {USA_RUS, CHN_USA}
+    # The scorer reads the predictions file to the same table.
+    scored = evaluate(release / "testset/subset.parquet", out / "predictions.jsonl")
+    assert scored == summary.scores
     # The functions offered are MIRAI's All API; the system prompt names the history start.
     first = server.requests[0]
     assert len(first["tools"]) == 14 and "January 01, 2025" in first["messages"][0]["content"]
