@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from gdelt_forecast.config import Config
 from gdelt_forecast.data_root import DataRoot
@@ -29,10 +28,7 @@ from gdelt_forecast.reference import tables
 from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.tasks import TASKS, extractive, generated, leakage, records
 from gdelt_forecast.tasks.cut import SPLITS, cuts, split_of
-
-
-class TasksError(StageError):
-    """The month has no timelines to build tasks from."""
+from gdelt_forecast.timelines.stored import read_timelines
 
 
 @dataclass
@@ -80,7 +76,7 @@ def build_tasks(cfg: Config, month: str, out: Path) -> Summary:
     summary.negatives_discarded["extractive"] = 0
     provenance = Counter(background_events=0, cut_days=0)
     in_context = Counter(negatives=0, records=0)
-    atoms, countries = _read(timelines, month)
+    atoms, countries = read_timelines(timelines, month)
     pools = extractive.Pools(atoms, countries, *_reference_names())
     first, _ = month_range(month)
     rows: list[dict] = []
@@ -156,27 +152,6 @@ def _missing(made: list[dict | None]) -> list[str]:
         "MCNC": "fewer than 3 negatives (and so no VQA)",
     }
     return [f"{task}: {reason}" for task, reason in why.items() if task not in have]
-
-
-def _read(folder: Path, month: str) -> tuple[dict[str, list[dict]], dict[str, tuple]]:
-    paths = [folder / "timelines.parquet", folder / "complex_events.parquet"]
-    if not all(p.exists() for p in paths):
-        raise TasksError(f"no timelines of {month} at {folder}: run `timelines` first")
-    table = pq.read_table(paths[0])
-    if "source_date" not in table.column_names:
-        raise TasksError(
-            f"the timelines at {folder} record no source dates (built by an "
-            "older version): run `timelines` again"
-        )
-    atoms: dict[str, list[dict]] = {}
-    order = [("complex_event_id", "ascending"), ("seq", "ascending")]
-    for row in table.sort_by(order).to_pylist():
-        atoms.setdefault(row["complex_event_id"], []).append(row)
-    countries = {
-        row["complex_event_id"]: tuple(row["countries"])
-        for row in pq.read_table(paths[1], columns=["complex_event_id", "countries"]).to_pylist()
-    }
-    return atoms, countries
 
 
 def _reference_names() -> tuple[list[str], list[str]]:

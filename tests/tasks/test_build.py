@@ -8,9 +8,9 @@ import pytest
 
 from gdelt_forecast.cli import main
 from gdelt_forecast.config import load_config
+from gdelt_forecast.errors import StageError
 from gdelt_forecast.runner import run
 from gdelt_forecast.tasks import TASKS, leakage
-from gdelt_forecast.tasks.build import TasksError
 from gdelt_forecast.tasks.cut import SPLITS, split_of
 from gdelt_forecast.tasks.extractive import value
 from gdelt_forecast.tasks.records import SCHEMA
@@ -134,7 +134,7 @@ def test_the_leakage_rule_catches_a_planted_leak(demo):
 
 
 def test_without_timelines_it_is_an_error(demo, capsys):
-    with pytest.raises(TasksError, match="no timelines of 2025-07"):
+    with pytest.raises(StageError, match="no timelines of 2025-07"):
         run("tasks", demo, "2025-07")
     assert main(["tasks", "--month", "2025-07", "--data-root", str(demo.data_root)]) == 1
     assert "run `timelines` first" in capsys.readouterr().err
