@@ -46,6 +46,7 @@ demo: $(VENV)/.core
 	$(BIN)/gdelt-forecast testset --month 2025-08 $(DEMO)
 	$(BIN)/gdelt-forecast timelines --month 2025-08 $(DEMO)
 	$(BIN)/gdelt-forecast tasks --month 2025-08 $(DEMO)
+	$(BIN)/gdelt-forecast reasoning --month 2025-08 $(DEMO)
 	$(BIN)/gdelt-forecast release --month 2025-08 $(DEMO)
 	$(BIN)/gdelt-forecast release verify $(DEMO_ROOT)/releases/$$(cat $(DEMO_ROOT)/releases/LATEST)
 

@@ -92,7 +92,9 @@ def one_run(root: str, machine: Path, mirrors: dict[str, Path], archive: Path) -
     cli("articles", "process", *day, *common, *pages)
     cli("database", *common)
     month = ["--month", "2025-08"]
-    out["release"] = sum(cli(stage, *month, *common) for stage in ("testset", "timelines", "tasks"))
+    out["release"] = sum(
+        cli(stage, *month, *common) for stage in ("testset", "timelines", "tasks", "reasoning")
+    )
     out["release"] += cli("release", *month, "--version", "bench", *common)
     first, last = slots(1)[0], slots(1)[-1]
     when = [f"{s[:4]}-{s[4:6]}-{s[6:8]}T{s[8:10]}:{s[10:12]}" for s in (first, last)]

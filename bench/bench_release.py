@@ -89,7 +89,7 @@ SUBSET = 100  # configs/default.yaml testset.subset_size
 WALL_TARGET_S, RSS_TARGET_MIB = 60.0, 2 * 1024
 DATABASE = ("events", "quads", "news", "quad_docs", "funnel")  # dated tables of the warehouse
 VERSIONED = ("README.md", "croissant.json", "manifest.json")  # files naming the version
-STAGES = ("testset", "timelines", "tasks")  # the month's stages a release packages
+STAGES = ("testset", "timelines", "tasks", "reasoning")  # the month's stages a release packages
 # The normalization rules, in order (sql/normalize), with the share of rows each keeps.
 RULES = (
     ("bronze", 1.0), ("same_day", 0.984), ("earliest_url_date", 0.90), ("countries", 0.19),

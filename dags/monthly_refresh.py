@@ -7,8 +7,8 @@ fails at once, naming them, unless `gdelt-forecast airflow init` made them), the
 month's bronze through every later stage once, as the command line would:
 **normalize_day**, **fetch_day** (pool `article_fetch`) and **process_day**, mapped per day;
 **database** (pool `warehouse_writer`); **testset**, and **timelines** then **tasks** (pool
-`llm_server`); **release**, which packages what those built (their records say so) and
-refuses stale ones.
+`llm_server`) and **reasoning**; **release**, which packages what those built (their records
+say so) and refuses stale ones.
 
 **days** fails at once if a day of the month has no bronze, unless the param `partial` is
 true (then it leaves such days out); a month without any never reaches a release. Errors no
@@ -78,7 +78,13 @@ def monthly_refresh():
         return run_stage("tasks", run_month())
 
     @task
-    def release(_testset: dict, _tasks: dict) -> dict:
+    def reasoning(_: dict) -> dict:
+        from gdelt_forecast.airflow_tasks import run_month, run_stage
+
+        return run_stage("reasoning", run_month())
+
+    @task
+    def release(_testset: dict, _tasks: dict, _reasoning: dict) -> dict:
         from gdelt_forecast.airflow_tasks import (
             history_start,
             release_version,
@@ -91,7 +97,8 @@ def monthly_refresh():
     first = days()
     pools() >> first
     warehouse = database(day_tasks(first))
-    release(testset(warehouse), tasks(timelines(warehouse)))
+    stories = timelines(warehouse)
+    release(testset(warehouse), tasks(stories), reasoning(stories))
 
 
 monthly_refresh()

@@ -13,6 +13,7 @@ from pathlib import Path
 from gdelt_forecast.config import Config, ConfigError, load_config
 from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.errors import StageError
+from gdelt_forecast.reasoning import TASKS as REASONING_TASKS
 from gdelt_forecast.runner import run
 from gdelt_forecast.tasks import TASKS
 
@@ -127,6 +128,14 @@ def build_parser() -> argparse.ArgumentParser:
     tk.add_argument("--month", required=True, type=_month, help="YYYY-MM")
     tk.add_argument("--method", choices=["extractive", "llm"], help=METHOD_HELP)
     tk.add_argument("--json", action="store_true", help="print the summary as JSON")
+    rs = stages.add_parser(
+        "reasoning",
+        parents=[common],
+        help="EV2's event-reasoning tasks (I-CEC, I-CRR, S-CEC, S-CRR) from the timelines",
+        description="Write reasoning/<month>/<TASK>.parquet from timelines/<month>/.",
+    )
+    rs.add_argument("--month", required=True, type=_month, help="YYYY-MM")
+    rs.add_argument("--json", action="store_true", help="print the summary as JSON")
     et = stages.add_parser(
         "evaluate-tasks",
         parents=[common],
@@ -139,6 +148,17 @@ def build_parser() -> argparse.ArgumentParser:
     et.add_argument("--split", choices=["train", "dev", "test"], help="only this split")
     et.add_argument("--news", type=Path, help="LRAE evidence: news Parquet file or folder")
     et.add_argument("--json", action="store_true", help="print the scores as JSON")
+    er = stages.add_parser(
+        "evaluate-reasoning",
+        parents=[common],
+        help="score predictions for an EV2 reasoning task (accuracy by relation type)",
+        description="Score predictions (JSONL of id and prediction) for one reasoning task.",
+    )
+    er.add_argument("--task", required=True, choices=REASONING_TASKS, help="the task")
+    er.add_argument("--reasoning", required=True, type=Path, help="task file, or a folder")
+    er.add_argument("--predictions", required=True, type=Path, help="JSONL predictions")
+    er.add_argument("--split", choices=["test"], help="the one split, test")
+    er.add_argument("--json", action="store_true", help="print the scores as JSON")
     ev = stages.add_parser(
         "evaluate",
         parents=[common],
@@ -334,12 +354,25 @@ def _tasks(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def _reasoning(args: argparse.Namespace, cfg: Config) -> int:
+    _print(args, run("reasoning", cfg, args.month))
+    return 0
+
+
 def _evaluate_tasks(args: argparse.Namespace, cfg: Config) -> int:
     from gdelt_forecast.tasks.evaluate import render
 
     result = run(
         "evaluate_tasks", cfg, args.task, args.tasks, args.predictions, args.split, args.news
     )
+    print(json.dumps(result, indent=2, default=str) if args.json else render(result))
+    return 0
+
+
+def _evaluate_reasoning(args: argparse.Namespace, cfg: Config) -> int:
+    from gdelt_forecast.reasoning.evaluate import evaluate_reasoning, render
+
+    result = evaluate_reasoning(args.task, args.reasoning, args.predictions, args.split)
     print(json.dumps(result, indent=2, default=str) if args.json else render(result))
     return 0
 
@@ -445,6 +478,8 @@ STAGES = {
     "evaluate": _evaluate,
     "timelines": _timelines,
     "tasks": _tasks,
+    "reasoning": _reasoning,
+    "evaluate-reasoning": _evaluate_reasoning,
     "evaluate-tasks": _evaluate_tasks,
     "release": _release,
     "baseline": _baseline,

@@ -315,6 +315,22 @@ class TasksConfig(_Section):
     )
 
 
+class ReasoningConfig(_Section):
+    seed: int = Field(0, description="Seed of the questions drawn, their negatives and order.")
+    min_context: int = Field(
+        2, ge=1, description="Events a question shows as its context, at least."
+    )
+    cec_per_story: int = Field(
+        3, ge=0, description="CEC questions drawn per story and level, at most."
+    )
+    crr_per_story: int = Field(
+        3,
+        ge=0,
+        description="CRR questions drawn per story and level, at most (EV2 samples "
+        "three pairs per graph).",
+    )
+
+
 class BaselineConfig(_Section):
     window_days: int = Field(
         30,
@@ -453,6 +469,7 @@ class Config(_Section):
     llm: LlmConfig = LlmConfig()
     timelines: TimelinesConfig = TimelinesConfig()
     tasks: TasksConfig = TasksConfig()
+    reasoning: ReasoningConfig = ReasoningConfig()
     baseline: BaselineConfig = BaselineConfig()
     agents: AgentsConfig = AgentsConfig()
     duckdb: DuckdbConfig = DuckdbConfig()

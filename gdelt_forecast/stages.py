@@ -207,6 +207,14 @@ STAGES: dict[str, Stage] = {
             _timelines_inputs,
         ),
         Stage(
+            "reasoning",
+            "gdelt_forecast.reasoning.build:build_reasoning",
+            "month",
+            lambda cfg, month: [f"timelines/{month}"],
+            lambda cfg: {**_timelines_config(cfg), "reasoning": cfg.reasoning.model_dump()},
+            _timelines_inputs,
+        ),
+        Stage(
             "evaluate_tasks",
             "gdelt_forecast.tasks.evaluate:evaluate_tasks",
             reads=lambda *_: [LLM_CACHE],
@@ -226,7 +234,7 @@ STAGES: dict[str, Stage] = {
                 LLM_CACHE,
                 LATEST,
                 "releases/*/manifest.json",
-                *(f"{s}/{month}" for s in ("testset", "timelines", "tasks")),
+                *(f"{s}/{month}" for s in ("testset", "timelines", "tasks", "reasoning")),
             ],
         ),
     )

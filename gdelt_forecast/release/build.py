@@ -52,6 +52,7 @@ from gdelt_forecast.files import (
 )
 from gdelt_forecast.objectstore import where
 from gdelt_forecast.parquet_io import write_parquet
+from gdelt_forecast.reasoning import TASKS as REASONING_TASKS
 from gdelt_forecast.reference import tables as reference
 from gdelt_forecast.release import card, croissant, export, manifest, mirai_info, quality, stats
 from gdelt_forecast.release.layout import TABLES
@@ -72,12 +73,15 @@ ROWS_PER_FILE = 5_000_000  # files of a few hundred MB: easy to download, few pe
 # Texts in small row groups: reading one article (browse_news_article) or one day's decompresses
 # a few MB, not the month's texts.
 ROW_GROUPS = {"news": 1_000}
+REASONING_SUMMARY = ("records", "left_out", "soundness", "letters", "note")
 # The month's stages a release packages, and where their files go in it: (prefix in the
 # stage's folder, prefix in the release), the first that matches.
 PLACES = {
     "testset": (("mirai_compat/", "mirai/MIRAI/"), ("", "testset/")),
     "timelines": (("", "timelines/"),),
     "tasks": (("", "tasks/"),),
+    # reasoning/<month>/I-CEC.parquet -> reasoning/I-CEC/test.parquet (one split: test)
+    "reasoning": tuple((f"{t}.", f"reasoning/{t}/test.") for t in REASONING_TASKS),
 }
 
 
@@ -296,6 +300,7 @@ def _package(
             "kept_extractive": tasks["kept_extractive"],
             "soundness": tasks["soundness"],
         },
+        "reasoning": {k: summary["reasoning"][k] for k in REASONING_SUMMARY},
     }
 
 
@@ -388,6 +393,7 @@ def _seal(meta: dict, out: Path, phases: dict[str, float]) -> dict[str, int]:
             "testset",
             "timelines",
             "tasks",
+            "reasoning",
         )
         write_json(
             out / manifest.MANIFEST,

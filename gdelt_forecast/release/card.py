@@ -191,6 +191,8 @@ timelines, split by cut date ({_split_counts(meta["tasks"])}); the generated par
 MCNC negatives discarded for repeating a true event's arguments. What the soundness rules
 removed is in the next section. The full configuration is in `manifest.json` (`config`).
 
+{_reasoning(meta["reasoning"])}
+
 ## Soundness
 
 Nothing a question shows may have been first available after its cut. A document's
@@ -350,6 +352,27 @@ def _type_text(feature: dict) -> str:
         inner = feature["list"]
         return f"list of {inner if isinstance(inner, str) else 'struct'}"
     return "struct"
+
+
+def _reasoning(reasoning: dict) -> str:
+    made = ", ".join(f"{task} {n:,}" for task, n in reasoning["records"].items())
+    left = ", ".join(f"{n:,} {why.replace('_', ' ')}" for why, n in reasoning["left_out"].items())
+    return f"""### Event reasoning (EV2)
+
+EV2's four task families (Tao et al., "A Comprehensive Evaluation on Event Reasoning of
+Large Language Models"; `reasoning/<TASK>/`, one config each, split `test`): {made}
+records. EV2 built its graphs by hand with GPT-4, once; here each story's timeline is its
+graph, refreshed every month from real news, so the questions are about events no model
+has seen. Relations are temporal, read off the events'
+dates (Before, After, or Vague when the periods they name overlap); {reasoning["note"]}.
+I-CEC asks which of four events stands in a relation to a queried one, given the events of
+documents first seen by the cut; its answer comes from a later document, and its three
+negatives from other stories sharing a country, none a near-duplicate of the answer, the
+context or each other, and none standing in the asked relation by its date. I-CRR asks the
+relation of two events. The schema level asks the same of event types (CAMEO relation
+names), only where the month relates the two types one way. Left out while building:
+{left or "nothing"}. Every record carries its prompt (EV2's appendix wording) and the
+evidence its answer rests on; `release verify` recomputes the answers from the dates."""
 
 
 def _task_counts(tasks: dict) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gdelt_forecast.reasoning import TASKS as REASONING
 from gdelt_forecast.tasks import TASKS
 from gdelt_forecast.tasks.cut import SPLITS
 
@@ -33,6 +34,17 @@ _TASKS = {  # OpenForecast's six tasks (gdelt_forecast/tasks/records.py), one co
     "MCNC": "Multi-choice narrative cloze: the event that follows, among four.",
     "MCAC": "Multi-choice argument cloze: an AQA question with four options.",
     "VQA": "Verify QA: will this event (the true one or a negative) occur?",
+}
+
+_REASONING = {  # EV2's four task families (gdelt_forecast/reasoning/records.py)
+    "I-CEC": "Instance-level contextual event classification (EV2): which of four events "
+    "stands in the asked relation to the queried one, given the story's graph of earlier "
+    "events; the answer from a document first seen after the cut.",
+    "I-CRR": "Instance-level contextual relation reasoning (EV2): the relation between two "
+    "of a story's events, among three.",
+    "S-CEC": "Schema-level CEC (EV2): the same over event types (CAMEO relation names), "
+    "where the month relates the two types one way only.",
+    "S-CRR": "Schema-level CRR (EV2): the relation between two event types.",
 }
 
 
@@ -71,4 +83,6 @@ TABLES: tuple[Table, ...] = (
     *(Table(f"{task}-{split}", f"tasks/{task}/{split}.parquet", f"{_TASKS[task]} The "
             f"`{split}` split: records whose cut date falls in it.", split, task)
       for task in TASKS for split in SPLITS),
+    *(Table(task, f"reasoning/{task}/*.parquet", _REASONING[task], "test")
+      for task in REASONING),
 )  # fmt: skip

@@ -29,6 +29,8 @@ import pyarrow.parquet as pq
 from gdelt_forecast import duck
 from gdelt_forecast.dates import month_range
 from gdelt_forecast.files import parquet_rows, sha256
+from gdelt_forecast.reasoning import TASKS as REASONING
+from gdelt_forecast.reasoning.checks import unsound
 from gdelt_forecast.release import card
 from gdelt_forecast.release.layout import TABLES
 from gdelt_forecast.release.manifest import MANIFEST, on_disk
@@ -53,7 +55,10 @@ def verify(root: Path) -> list[str]:
         return problems
     problems += _schemas(root, listed)
     return problems or (
-        _leakage(root, manifest, listed) + _task_leakage(root, listed) + _tkg(root, manifest)
+        _leakage(root, manifest, listed)
+        + _task_leakage(root, listed)
+        + _reasoning(root, listed)
+        + _tkg(root, manifest)
     )
 
 
@@ -185,6 +190,30 @@ def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
                     problems.append(f"{path}: {row['id']}: {why}")
     paths = {r["id"]: f"tasks/{r['task']}/{r['split']}.parquet" for r in rows}
     problems += [f"{paths[i]}: {i}: {why}" for i, why in sorted(leakage.leaked(rows).items())]
+    return problems
+
+
+def _reasoning(root: Path, listed: dict[str, dict]) -> list[str]:
+    """Every reasoning record's events dated by their sources' first sight, and its rules
+    (:func:`gdelt_forecast.reasoning.checks.unsound`) kept."""
+    tables = _tables(listed)
+    news = pq.read_table(root / "news", columns=["doc_id", "date"]).to_pylist()
+    available = {r["doc_id"]: r["date"] for r in news}
+    problems = []
+    for task in REASONING:
+        for path in tables[task]:
+            for row in pq.read_table(root / path).to_pylist():
+                wrong = [e for e in row["events"]
+                         if available.get(e["source_doc_id"]) != e["source_date"]]  # fmt: skip
+                if row["task"] != task:
+                    why = f"a {row['task']} record"
+                elif wrong:
+                    why = (f"{wrong[0]['event_id']}'s source {wrong[0]['source_doc_id']} was "
+                           f"first seen on {available.get(wrong[0]['source_doc_id'])}")  # fmt: skip
+                else:
+                    why = unsound(row)
+                if why:
+                    problems.append(f"{path}: {row['id']}: {why}")
     return problems
 
 

@@ -32,7 +32,7 @@ from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm import summarize
 from gdelt_forecast.release.manifest import MANIFEST
 from gdelt_forecast.tasks import TASKS, lrae
-from gdelt_forecast.testset.evaluate import load_predictions
+from gdelt_forecast.testset.evaluate import coverage, predictions_by_id
 
 CLOSED = ("MCNC", "MCAC", "VQA")
 _LETTER = re.compile(r"\(([A-D])\)")
@@ -67,23 +67,12 @@ def evaluate_tasks(
     if task not in TASKS:
         raise TaskEvaluateError(f"task {task!r}: one of {', '.join(TASKS)}")
     records = _records(tasks_path, task, split)
-    try:
-        predictions, counts = load_predictions(predictions_path, key="id")
-    except OSError as exc:
-        raise TaskEvaluateError(f"cannot read {exc.filename}: {exc.strerror}") from None
-    except ValueError as exc:
-        raise TaskEvaluateError(str(exc).splitlines()[0]) from None
-    ids = {r["id"] for r in records}
+    predictions, counts = predictions_by_id(predictions_path, TaskEvaluateError)
     result: dict = {
         "task": task,
         "tasks": str(tasks_path),
         "split": split,
-        "records": len(records),
-        "predicted": len(ids & set(predictions)),
-        "missing": len(ids - set(predictions)),
-        "unknown_ids": len(set(predictions) - ids),
-        "bad_lines": counts["bad_lines"],
-        "duplicate_ids": counts["duplicate_ids"],
+        **coverage({r["id"] for r in records}, predictions, counts),
     }
     if task in CLOSED:
         chosen = {

@@ -93,16 +93,16 @@ def options(gold: str, wrong: list[str]) -> tuple[list[str], str]:
     return [gold, *wrong], "A"
 
 
-def balance(rows: list[dict], seed: int) -> list[dict]:
-    """The rows with every MCNC and MCAC record's options in a seeded order whose gold
-    letters are spread evenly over the month: per task, the records in id order take the
-    letters A-D in turn, shuffled as a whole by the seed (so each letter is the answer of a
-    quarter of the records, give or take one), and the wrong options a seeded order of
-    their own."""
+def balance(rows: list[dict], seed: int, tasks: tuple[str, ...] = ("MCNC", "MCAC")) -> list[dict]:
+    """The rows with every multiple-choice record's options (of ``tasks``) in a seeded order
+    whose gold letters are spread evenly over the month: per task, the records in id order
+    take the letters in turn (A-D for four options), shuffled as a whole by the seed (so
+    each letter is the answer of as many records, give or take one), and the wrong options
+    a seeded order of their own."""
     out = {r["id"]: r for r in rows}
-    for task in ("MCNC", "MCAC"):
+    for task in tasks:
         mine = sorted((r for r in rows if r["task"] == task), key=lambda r: r["id"])
-        places = [i % (extractive.WRONG + 1) for i in range(len(mine))]
+        places = [i % len(r["candidates"]) for i, r in enumerate(mine)]
         random.Random(f"{seed}:{task}:letters").shuffle(places)
         for row, place in zip(mine, places, strict=True):
             gold = string.ascii_uppercase.index(row["answer"])
@@ -117,14 +117,16 @@ def balance(rows: list[dict], seed: int) -> list[dict]:
     return [out[r["id"]] for r in rows]
 
 
-def letters(rows: list[dict]) -> dict[str, dict[str, int]]:
+def letters(
+    rows: list[dict], tasks: tuple[str, ...] = ("MCNC", "MCAC"), options: int = 4
+) -> dict[str, dict[str, int]]:
     """The gold letters of the multiple-choice records: task -> letter -> records."""
     return {
         task: {
             letter: sum(r["task"] == task and r["answer"] == letter for r in rows)
-            for letter in "ABCD"
+            for letter in string.ascii_uppercase[:options]
         }
-        for task in ("MCNC", "MCAC")
+        for task in tasks
     }
 
 

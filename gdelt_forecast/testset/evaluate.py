@@ -370,6 +370,29 @@ def load_predictions(path: Path, key: str = "query_id") -> tuple[dict[str, objec
     return predictions, counts
 
 
+def predictions_by_id(path: Path, error: type[Exception]) -> tuple[dict[str, object], Counter]:
+    """:func:`load_predictions` keyed by ``id`` (the task records' key), its failures as
+    ``error`` in one line naming the file."""
+    try:
+        return load_predictions(path, key="id")
+    except OSError as exc:
+        raise error(f"cannot read {exc.filename}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise error(str(exc).splitlines()[0]) from None
+
+
+def coverage(ids: set[str], predictions: dict, counts: Counter) -> dict[str, int]:
+    """How the predictions cover the records ``ids``: the counts every report starts with."""
+    return {
+        "records": len(ids),
+        "predicted": len(ids & set(predictions)),
+        "missing": len(ids - set(predictions)),
+        "unknown_ids": len(set(predictions) - ids),
+        "bad_lines": counts["bad_lines"],
+        "duplicate_ids": counts["duplicate_ids"],
+    }
+
+
 _NOT_JSON = object()
 _JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 

@@ -40,6 +40,7 @@ def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
         "testset": "default_pool",
         "timelines": "llm_server",
         "tasks": "llm_server",
+        "reasoning": "default_pool",
         "release": "default_pool",
     }
     assert info["params"] == [

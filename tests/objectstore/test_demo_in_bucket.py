@@ -64,7 +64,7 @@ def in_bucket(local_release, s3_endpoint, tmp_path_factory):
         _cli("articles", "fetch", *span, *common, *pages)
         _cli("articles", "process", *span, *common, *pages)
         _cli("database", *common)
-        for stage in ("testset", "timelines", "tasks"):
+        for stage in ("testset", "timelines", "tasks", "reasoning"):
             _cli(stage, "--month", MONTH, *common)
         out = io.StringIO()
         with redirect_stdout(out):

@@ -39,7 +39,7 @@ def demo_month(root: Path, mirror_dir: Path) -> Config:
     sample_pages(str(root), archive, check=True)
     run("process", cfg, FIRST_DAY, LAST_DAY)
     run("database", cfg)
-    for stage in ("testset", "timelines", "tasks"):
+    for stage in ("testset", "timelines", "tasks", "reasoning"):
         run(stage, cfg, MONTH)
     return cfg
 

@@ -83,6 +83,9 @@ def test_a_warehouse_changed_after_the_test_set_is_refused(copy, capsys):
     message = refused(copy)
     assert message.startswith(f"tasks {MONTH}") and "(timelines)" in message
     run("tasks", copy, MONTH)
+    message = refused(copy)  # the reasoning tasks read the timelines too
+    assert message.startswith(f"reasoning {MONTH}") and "(timelines)" in message
+    run("reasoning", copy, MONTH)
     summary = run("release", copy, MONTH)
     assert summary.rows["news"] == 12  # the demo's 13 documents, one fewer
     assert not list((copy.data_root / "releases").glob(".*.tmp"))  # no half release left

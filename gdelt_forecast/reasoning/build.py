@@ -1,0 +1,408 @@
+"""``gdelt-forecast reasoning --month M``: EV2's four task families from the month's
+timelines, into ``reasoning/<month>/<TASK>.parquet`` (``I-CEC``, ``I-CRR``, ``S-CEC``,
+``S-CRR``; :mod:`gdelt_forecast.reasoning.records` says what a record holds).
+
+A story's timeline is its event graph: its dated atomic events, related in time by their
+dates (:mod:`gdelt_forecast.reasoning.relations`). Causal and hierarchical relations need
+a model's judgement and are not built here: the summary says so. No question asks whether
+a story has one of its own events (the story is never a node), so no item is trivially
+true by construction.
+
+- **I-CEC** (4-way): an answer event, the context of the story's events from documents
+  first seen before the answer's (the cut is the latest of them), one of them queried, the
+  relation the dates give (Before or After); three negatives from other stories of the
+  month that share a country with it, none a near-duplicate of the answer, of the context
+  or of each other.
+- **I-CRR** (3-way: Before, After, Vague): a pair of the story's events (not near-
+  duplicates), the context of its other events first seen by the pair's cut.
+- **S-CEC**, **S-CRR**: the same over event types (an event's CAMEO second-level relation
+  name), only where every pair of events of those two types in the month stands in the one
+  relation (an ambiguous type pair is left out and counted); S-CEC's negatives are other
+  CAMEO types, none among the story's.
+
+Questions per story and level are drawn with the seed (``reasoning.*``); gold letters are
+spread evenly over the options per task, and every record is checked by
+:func:`gdelt_forecast.reasoning.checks.unsound` before it is written.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations, pairwise
+from pathlib import Path
+
+import pyarrow as pa
+
+from gdelt_forecast.config import Config, ReasoningConfig
+from gdelt_forecast.data_root import DataRoot
+from gdelt_forecast.errors import StageError
+from gdelt_forecast.parquet_io import write_parquet
+from gdelt_forecast.reasoning import TASKS, records
+from gdelt_forecast.reasoning.checks import unsound
+from gdelt_forecast.reasoning.relations import AFTER, BEFORE, CHOICES, INVERSE, temporal
+from gdelt_forecast.reference import tables
+from gdelt_forecast.summary import StageSummary
+from gdelt_forecast.tasks.records import balance, letters
+from gdelt_forecast.timelines import period
+from gdelt_forecast.timelines.similarity import near_duplicate
+from gdelt_forecast.timelines.stored import read_timelines
+
+NEGATIVES = 3  # beside the answer: EV2's CEC is 4-way
+LEFT_OUT_NOTE = "causal and hierarchical relations need a model's judgement: not built"
+
+
+@dataclass
+class Summary(StageSummary):
+    month: str
+    stories: int = 0
+    records: dict = field(default_factory=dict)  # task -> records
+    left_out: dict = field(default_factory=dict)  # why -> questions not made
+    soundness: dict = field(default_factory=dict)  # rule -> what it turned down
+    letters: dict = field(default_factory=dict)  # task -> gold letter -> records
+    note: str = LEFT_OUT_NOTE
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        made = ", ".join(f"{t} {n}" for t, n in self.records.items())
+        left = ", ".join(f"{n} {why.replace('_', ' ')}" for why, n in self.left_out.items() if n)
+        return (
+            f"reasoning {self.month}: {self.stories} stories; {made}; left out: {left or 'none'}"
+            f"; {self.note} ({self.seconds:.1f} s)"
+        )
+
+
+def build_reasoning(cfg: Config, month: str, out: Path) -> Summary:
+    t0 = time.monotonic()
+    atoms, countries = read_timelines(DataRoot(cfg.data_root).month("timelines", month), month)
+    left: Counter = Counter()
+    stories = {}
+    for ce, story in atoms.items():
+        dated = [a for a in story if period(a["date"]) is not None]
+        left["undated_events"] += len(story) - len(dated)
+        stories[ce] = dated
+    observed = _type_relations(stories)
+    left["ambiguous_types"] = sum(len(v) > 1 for (a, b), v in observed.items() if a < b)
+    other_types = _cameo_types()
+    rows: list[dict] = []
+    for ce in sorted(stories):
+        rng = random.Random(f"{cfg.reasoning.seed}:{ce}")
+        pool = _pool(ce, stories, countries)
+        build = _Story(ce, stories[ce], cfg.reasoning, rng, left)
+        rows += build.instance_cec(pool)
+        rows += build.instance_crr()
+        rows += build.schema_cec(observed, other_types)
+        rows += build.schema_crr(observed)
+    rows = balance(rows, cfg.reasoning.seed, TASKS)
+    rows = [{**r, "prompt": records.render(r)} for r in rows]
+    for row in rows:  # the build puts every event on its side: a failure is a bug
+        if why := unsound(row):
+            raise StageError(f"reasoning: {row['id']}: {why}")
+    for task in TASKS:
+        mine = sorted((r for r in rows if r["task"] == task), key=lambda r: r["id"])
+        write_parquet(pa.Table.from_pylist(mine, records.SCHEMA), out / f"{task}.parquet")
+    summary = Summary(month=month, stories=len(stories))
+    summary.records = {t: sum(r["task"] == t for r in rows) for t in TASKS}
+    summary.left_out = dict(sorted(left.items()))
+    summary.soundness = {
+        "1-provenance": {"no_earlier_context": left["no_earlier_context"]},
+        "4-no-answer-in-context": {
+            "answers": left["answer_in_context"], "negatives": left["negative_near_duplicate"]},
+        "schema-unambiguous": {"type_pairs": left["ambiguous_types"]},
+    }  # fmt: skip
+    summary.letters = {
+        **letters(rows, ("I-CEC", "S-CEC"), 4),
+        **letters(rows, ("I-CRR", "S-CRR"), 3),
+    }
+    summary.seconds = time.monotonic() - t0
+    return summary
+
+
+def _type_relations(stories: dict[str, list[dict]]) -> dict[tuple[str, str], set[str]]:
+    """Every relation the month's event pairs give each ordered pair of distinct types."""
+    seen: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for story in stories.values():
+        for a, b in combinations(story, 2):
+            relation = temporal(a["date"], b["date"])
+            if a["event_type"] and b["event_type"] and a["event_type"] != b["event_type"]:
+                seen[a["event_type"], b["event_type"]].add(relation)
+                seen[b["event_type"], a["event_type"]].add(INVERSE[relation])
+    return seen
+
+
+def _cameo_types() -> list[str]:
+    return sorted(r["name"] for r in tables.relations().to_pylist() if r["level"] == 2)
+
+
+def _pool(ce: str, stories: dict[str, list[dict]], countries: dict[str, tuple]) -> list[dict]:
+    """Negatives' pool: the events of the month's other stories sharing a country with it."""
+    mine = set(countries.get(ce, ()))
+    return [
+        a
+        for other in sorted(stories)
+        if other != ce and mine & set(countries.get(other, ()))
+        for a in stories[other]
+    ]
+
+
+def _by_time(events: list[dict]) -> list[dict]:
+    return sorted(events, key=lambda a: (*period(a["date"]), a["seq"]))
+
+
+def _chain(events: list[dict], name) -> list[dict]:
+    """The graph's edges: each event to the next in time, as the dates relate them."""
+    ordered = _by_time(events)
+    return [
+        {"head": name(a), "relation": temporal(a["date"], b["date"]), "tail": name(b)}
+        for a, b in pairwise(ordered)
+    ]
+
+
+@dataclass
+class _Story:
+    ce: str
+    events: list[dict]
+    cfg: ReasoningConfig
+    rng: random.Random
+    left: Counter
+
+    def _earlier(self, answer: dict) -> list[dict] | None:
+        """The story's events first seen before ``answer``'s document, if enough."""
+        context = [a for a in self.events if a["source_date"] < answer["source_date"]]
+        if len(context) < self.cfg.min_context:
+            self.left["no_earlier_context"] += 1
+            return None
+        if any(near_duplicate(answer["text"], a["text"]) for a in context):
+            self.left["answer_in_context"] += 1
+            return None
+        return context
+
+    def instance_cec(self, pool: list[dict]) -> list[dict]:
+        found = []
+        for answer in self.events:
+            context = self._earlier(answer)
+            if context is None:
+                continue
+            ordered = [x for x in context if temporal(answer["date"], x["date"]) in (BEFORE, AFTER)]
+            if not ordered:
+                self.left["no_ordered_pair"] += 1
+                continue
+            found.append((answer, context, ordered))
+        rows = []
+        for answer, context, ordered in self._draw(found, self.cfg.cec_per_story):
+            # A negative must not stand in the asked relation to the queried event by its
+            # date (the instances show dates): try the queried events until one has three.
+            for queried in self.rng.sample(ordered, len(ordered)):
+                relation = temporal(answer["date"], queried["date"])
+                fits = lambda n: temporal(n["date"], queried["date"]) != relation  # noqa: B023, E731
+                negatives = self._negatives(pool, answer, context, fits)
+                if negatives is not None:
+                    break
+            else:
+                self.left["too_few_negatives"] += 1
+                continue
+            candidates = [answer, *negatives]
+            self.rng.shuffle(candidates)  # ids in a seeded order: no id tells the answer
+            shown = _by_time(context) + candidates
+            name = _namer(shown)
+            rows.append(
+                self._row(
+                    "I-CEC", "instance", relation,
+                    cut=max(a["source_date"] for a in context),
+                    events=[{**records.event(a), "event_id": name(a)} for a in shown],
+                    context=[name(a) for a in _by_time(context)],
+                    context_relations=_chain(context, name),
+                    queried=[name(queried)],
+                    candidates=[name(a) for a in candidates],
+                    answer_label=name(answer),
+                    evidence=_evidence(answer, queried, name),
+                )
+            )  # fmt: skip
+        return rows
+
+    def _negatives(self, pool: list[dict], answer: dict, context: list[dict], fits) -> list | None:
+        """Three of ``pool`` that ``fits`` keeps, none a near-duplicate of the answer, the
+        context or each other; None if there are not three."""
+        taken = [answer["text"], *(a["text"] for a in context)]
+        picked = []
+        for negative in self.rng.sample(pool, len(pool)):
+            if len(picked) == NEGATIVES:
+                break
+            if not fits(negative):
+                continue
+            if any(near_duplicate(negative["text"], t) for t in taken):
+                self.left["negative_near_duplicate"] += 1
+                continue
+            picked.append(negative)
+            taken.append(negative["text"])
+        return picked if len(picked) == NEGATIVES else None
+
+    def instance_crr(self) -> list[dict]:
+        found = []
+        for a, b in combinations(self.events, 2):
+            if near_duplicate(a["text"], b["text"]):
+                self.left["near_duplicate_pair"] += 1
+                continue
+            if self.rng.random() < 0.5:  # either order: Before and After alike
+                a, b = b, a
+            cut = max(a["source_date"], b["source_date"])
+            context = [c for c in self.events if c not in (a, b) and c["source_date"] <= cut]
+            if len(context) < self.cfg.min_context:
+                self.left["no_earlier_context"] += 1
+                continue
+            found.append((a, b, cut, context))
+        rows = []
+        for a, b, cut, context in self._spread(found, self.cfg.crr_per_story):
+            shown = _by_time([*context, a, b])
+            name = _namer(shown)
+            rows.append(
+                self._row(
+                    "I-CRR", "instance", temporal(a["date"], b["date"]), cut=cut,
+                    events=[{**records.event(e), "event_id": name(e)} for e in shown],
+                    context=[name(c) for c in _by_time(context)],
+                    context_relations=_chain(context, name),
+                    queried=[name(a), name(b)],
+                    candidates=list(CHOICES["temporal"]),
+                    answer_label=temporal(a["date"], b["date"]),
+                    evidence=_evidence(a, b, name),
+                )
+            )  # fmt: skip
+        return rows
+
+    def schema_cec(self, observed: dict, other_types: list[str]) -> list[dict]:
+        types = {a["event_type"] for a in self.events}
+        found = []
+        for answer in self.events:
+            context = self._earlier(answer)
+            if context is None or answer["event_type"] in {c["event_type"] for c in context}:
+                continue
+            ordered = [
+                x for x in context
+                if _unambiguous(observed, answer["event_type"], x["event_type"]) in (BEFORE, AFTER)
+            ]  # fmt: skip
+            if ordered:
+                found.append((answer, context, ordered))
+        rows = []
+        for answer, context, ordered in self._draw(found, self.cfg.cec_per_story):
+            queried = self.rng.choice(ordered)
+            relation = observed[answer["event_type"], queried["event_type"]]
+            wrong = [t for t in other_types if t not in types
+                     and not near_duplicate(t, answer["event_type"])]  # fmt: skip
+            negatives = self.rng.sample(wrong, NEGATIVES)
+            rows.append(
+                self._row(
+                    "S-CEC", "schema", next(iter(relation)),
+                    cut=max(a["source_date"] for a in context),
+                    events=[records.event(a) for a in [*_by_time(context), answer]],
+                    context=sorted({c["event_type"] for c in context}),
+                    context_relations=_type_chain(context, observed),
+                    queried=[queried["event_type"]],
+                    candidates=[answer["event_type"], *negatives],
+                    answer_label=answer["event_type"],
+                    evidence=f"every {answer['event_type']!r} event of the month is "
+                    f"{next(iter(relation)).lower()} every {queried['event_type']!r} one",
+                )
+            )  # fmt: skip
+        return rows
+
+    def schema_crr(self, observed: dict) -> list[dict]:
+        found = []
+        pairs = {(a["event_type"], b["event_type"]): (a, b)
+                 for a, b in combinations(self.events, 2)
+                 if a["event_type"] != b["event_type"]}  # fmt: skip
+        for (ta, tb), (a, b) in sorted(pairs.items()):
+            relation = _unambiguous(observed, ta, tb)
+            if relation is None:
+                continue
+            cut = max(a["source_date"], b["source_date"])
+            context = [c for c in self.events if c["event_type"] not in (ta, tb)
+                       and c["source_date"] <= cut]  # fmt: skip
+            found.append((a, b, cut, context, relation))
+        rows = []
+        for a, b, cut, context, relation in self._draw(found, self.cfg.crr_per_story):
+            rows.append(
+                self._row(
+                    "S-CRR", "schema", relation, cut=cut,
+                    events=[records.event(e) for e in _by_time([*context, a, b])],
+                    context=sorted({c["event_type"] for c in context}),
+                    context_relations=_type_chain(context, observed),
+                    queried=[a["event_type"], b["event_type"]],
+                    candidates=list(CHOICES["temporal"]),
+                    answer_label=relation,
+                    evidence=f"every {a['event_type']!r} event of the month is "
+                    f"{relation.lower()} every {b['event_type']!r} one",
+                )
+            )  # fmt: skip
+        return rows
+
+    def _draw(self, found: list, n: int) -> list:
+        return self.rng.sample(found, min(n, len(found)))
+
+    def _spread(self, found: list, n: int) -> list:
+        """Up to ``n`` pairs, the labels taken in turn so that each is drawn alike."""
+        by_label: dict[str, list] = defaultdict(list)
+        for item in found:
+            by_label[temporal(item[0]["date"], item[1]["date"])].append(item)
+        for items in by_label.values():
+            self.rng.shuffle(items)
+        picked = []
+        while len(picked) < n and any(by_label.values()):
+            for label in CHOICES["temporal"]:
+                if by_label[label] and len(picked) < n:
+                    picked.append(by_label[label].pop())
+        return picked
+
+    def _row(self, task: str, level: str, relation: str, *, cut, **fields) -> dict:
+        candidates = fields["candidates"]
+        row = {
+            "id": records.record_id(task, self.ce, fields["queried"], fields["answer_label"],
+                                    cut, [e["source_doc_id"] for e in fields["events"]]),
+            "task": task,
+            "level": level,
+            "relation_type": "temporal",
+            "relation": relation,
+            "complex_event_id": self.ce,
+            "cut_date": cut,
+            **fields,
+            "answer": "ABCD"[candidates.index(fields["answer_label"])],
+            "method": records.METHOD,
+            "prompt_version": records.PROMPT_VERSION,
+            "model": None,
+        }  # fmt: skip
+        return row
+
+
+def _unambiguous(observed: dict, a: str, b: str) -> str | None:
+    """The one relation the month gives types ``a`` and ``b``; None if none or several."""
+    found = observed.get((a, b), set())
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def _type_chain(events: list[dict], observed: dict) -> list[dict]:
+    """The schema graph's edges: each type to the next (by its first event), where the
+    month relates the two types one way only."""
+    first: dict[str, dict] = {}
+    for a in _by_time(events):
+        first.setdefault(a["event_type"], a)
+    ordered = list(first)
+    return [
+        {"head": a, "relation": next(iter(observed[a, b])), "tail": b}
+        for a, b in pairwise(ordered)
+        if len(observed.get((a, b), ())) == 1
+    ]
+
+
+def _namer(shown: list[dict]):
+    """A record's ids for the events it shows: ``event1``, ``event2``, ... in that order."""
+    ids = {id(a): f"event{i}" for i, a in enumerate(shown, 1)}
+    return lambda a: ids[id(a)]
+
+
+def _evidence(a: dict, b: dict, name) -> str:
+    return (
+        f"{name(a)} is dated {a['date']} (document {a['source_doc_id']}, first seen "
+        f"{a['source_date']}); {name(b)} is dated {b['date']} (document {b['source_doc_id']}, "
+        f"first seen {b['source_date']})"
+    )

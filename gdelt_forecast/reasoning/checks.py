@@ -1,0 +1,52 @@
+"""What makes a reasoning record sound, checked as it is built and again by ``release
+verify`` from the release's own rows (the rules of "Sound questions" in the README):
+
+- **provenance**: every event a record shows as context, and the event(s) it asks about,
+  come from documents first seen on or before its cut; a CEC answer from a document first
+  seen after it;
+- **the answer holds**: a temporal answer is the relation the two events' dates give
+  (:func:`gdelt_forecast.reasoning.relations.temporal`), and the answer letter names the
+  gold option;
+- **no answer in its context**: no option is a near-duplicate of another or of a context
+  event (``gdelt_forecast.timelines.similarity``).
+"""
+
+from __future__ import annotations
+
+import string
+
+from gdelt_forecast.reasoning.relations import temporal
+from gdelt_forecast.timelines.similarity import near_duplicate
+
+
+def unsound(row: dict) -> str | None:
+    """Why ``row`` breaks a rule; None when it keeps them all."""
+    letters = string.ascii_uppercase[: len(row["candidates"])]
+    if row["answer"] not in letters:
+        return f"answer {row['answer']!r} is not one of {letters}"
+    if row["candidates"][letters.index(row["answer"])] != row["answer_label"]:
+        return "the answer letter does not name the gold option"
+    events = {e["event_id"]: e for e in row["events"]}
+    if row["level"] == "instance":
+        shown = [*row["context"], *row["queried"]]
+        late = [i for i in shown if events[i]["source_date"] > row["cut_date"]]
+        if late:
+            return f"{late[0]} comes from a document first seen after the cut"
+    if row["task"] == "I-CEC":
+        answer = events[row["answer_label"]]
+        if answer["source_date"] <= row["cut_date"]:
+            return "the answer comes from a document seen by the cut"
+        if row["relation_type"] == "temporal":
+            got = temporal(answer["date"], events[row["queried"][0]]["date"])
+            if got != row["relation"]:
+                return f"the dates say {got}, the record {row['relation']}"
+        texts = [events[c]["text"] for c in row["candidates"]]
+        context = [events[c]["text"] for c in row["context"]]
+        for i, text in enumerate(texts):
+            if any(near_duplicate(text, other) for other in texts[i + 1 :] + context):
+                return f"option {letters[i]} is a near-duplicate of another option or the context"
+    if row["task"] == "I-CRR" and row["relation_type"] == "temporal":
+        a, b = (events[i]["date"] for i in row["queried"])
+        if temporal(a, b) != row["answer_label"]:
+            return f"the dates say {temporal(a, b)}, the record {row['answer_label']}"
+    return None

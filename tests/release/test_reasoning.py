@@ -1,0 +1,89 @@
+"""The demo month's release carries EV2's reasoning records (I-CEC and I-CRR from the two
+stories' dates), and `evaluate-reasoning` scores predictions as counted by hand."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from gdelt_forecast.cli import main
+from gdelt_forecast.reasoning.evaluate import evaluate_reasoning
+from gdelt_forecast.reasoning.records import SCHEMA
+from gdelt_forecast.release import card
+from gdelt_forecast.release.verify import verify
+from tests.release.test_release import _rewrite
+
+
+def test_the_release_carries_the_reasoning_records(release):
+    manifest = json.loads((release / "manifest.json").read_text())
+    made = manifest["reasoning"]["records"]
+    assert made["I-CEC"] > 0 and made["I-CRR"] > 0
+    for task, n in made.items():
+        rows = pq.read_table(release / "reasoning" / task / "test.parquet").to_pylist()
+        assert len(rows) == n and all(r["task"] == task for r in rows)
+        assert all(r["prompt"].endswith("The answer is") and r["evidence"] for r in rows)
+    header = card.parse_header((release / "README.md").read_text())
+    configs = {c["config_name"]: c["data_files"] for c in header["configs"]}
+    assert configs["I-CEC"] == [{"split": "test", "path": "reasoning/I-CEC/*.parquet"}]
+    assert "causal and hierarchical relations need a model" in (release / "README.md").read_text()
+
+
+def test_evaluate_reasoning_against_a_hand_count(release, tmp_path, capsys):
+    rows = pq.read_table(release / "reasoning/I-CRR/test.parquet").to_pylist()
+    assert len(rows) >= 5
+    other = {r["id"]: "ABC"[("ABC".index(r["answer"]) + 1) % 3] for r in rows}
+    lines = [
+        {"id": rows[0]["id"], "prediction": f"({rows[0]['answer']})"},  # right, a letter
+        {"id": rows[1]["id"], "prediction": rows[1]["answer_label"]},  # right, the label
+        {"id": rows[2]["id"], "prediction": other[rows[2]["id"]]},  # wrong
+        {"id": rows[3]["id"], "prediction": f"The answer is {rows[3]['answer']}."},  # right
+        {"id": rows[4]["id"], "prediction": "I cannot tell."},  # names no option
+        {"id": "no-such-record", "prediction": "A"},
+    ]  # the rest: missing
+    path = tmp_path / "predictions.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = evaluate_reasoning("I-CRR", release / "reasoning/I-CRR", path)
+    assert result["accuracy"] == round(100 * 3 / len(rows), 2)
+    assert (result["unparseable"], result["missing"], result["unknown_ids"]) == (
+        1, len(rows) - 5, 1)  # fmt: skip
+    assert result["relation_type"] == {"temporal": result["accuracy"]}
+    args = ["evaluate-reasoning", "--task", "I-CRR", "--reasoning", str(release / "reasoning"),
+            "--predictions", str(path)]  # fmt: skip
+    assert main(args) == 0
+    assert f"accuracy {result['accuracy']:.2f}%" in capsys.readouterr().out
+
+    cec = pq.read_table(release / "reasoning/I-CEC/test.parquet").to_pylist()
+    by_id = tmp_path / "cec.jsonl"
+    by_id.write_text("".join(
+        json.dumps({"id": r["id"], "prediction": f"It is {r['answer_label']}."}) + "\n"
+        for r in cec))  # fmt: skip
+    assert evaluate_reasoning("I-CEC", release / "reasoning", by_id)["accuracy"] == 100.0
+
+
+def test_verify_catches_a_planted_reasoning_breach(release, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(release, copy)
+    path = "reasoning/I-CEC/test.parquet"
+    rows = pq.read_table(copy / path).to_pylist()
+    assert verify(copy) == []
+    # The answer's document moved back to the cut: the answer would be in view.
+    row = rows[0]
+    moved = [{**e, "source_date": row["cut_date"]} if e["event_id"] == row["answer_label"] else e
+             for e in row["events"]]  # fmt: skip
+    _rewrite(copy, path, pa.Table.from_pylist([{**row, "events": moved}, *rows[1:]], SCHEMA))
+    assert any(
+        p.startswith(f"{path}: {row['id']}: ") and "first seen on" in p for p in verify(copy)
+    )
+    # An I-CRR answer that its dates do not give, consistent in itself.
+    path = "reasoning/I-CRR/test.parquet"
+    rows = pq.read_table(copy / path).to_pylist()
+    row = rows[0]
+    label = next(c for c in row["candidates"] if c != row["answer_label"])
+    wrong = {**row, "answer_label": label, "answer": "ABC"[row["candidates"].index(label)]}
+    _rewrite(copy, path, pa.Table.from_pylist([wrong, *rows[1:]], SCHEMA))
+    assert f"{path}: {row['id']}: the dates say {row['answer_label']}, the record {label}" in (
+        verify(copy)
+    )
