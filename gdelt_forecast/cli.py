@@ -135,6 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write reasoning/<month>/<TASK>.parquet from timelines/<month>/.",
     )
     rs.add_argument("--month", required=True, type=_month, help="YYYY-MM")
+    rs.add_argument(
+        "--method", choices=["extractive", "llm"],
+        help="reasoning.method: `llm` also asks the llm server for causal and hierarchical "
+        "relations",
+    )  # fmt: skip
     rs.add_argument("--json", action="store_true", help="print the summary as JSON")
     et = stages.add_parser(
         "evaluate-tasks",
@@ -489,6 +494,14 @@ STAGES = {
 }
 
 
+# The commands whose --method sets a config key.
+METHOD_OF = {
+    "timelines": "timelines.method",
+    "tasks": "timelines.method",
+    "reasoning": "reasoning.method",
+}
+
+
 def _name(args: argparse.Namespace) -> str:
     action = getattr(args, "action", None)
     return f"{args.stage} {action}" if action else args.stage
@@ -502,8 +515,8 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
-        method = getattr(args, "method", None) if args.stage in ("timelines", "tasks") else None
-        overrides = [*args.overrides, *([f"timelines.method={method}"] if method else [])]
+        method = getattr(args, "method", None) if args.stage in METHOD_OF else None
+        overrides = [*args.overrides, *([f"{METHOD_OF[args.stage]}={method}"] if method else [])]
         cfg = load_config(args.config, overrides, args.data_root)
     except ConfigError as exc:
         print(f"gdelt-forecast: {exc}", file=sys.stderr)

@@ -316,6 +316,15 @@ class TasksConfig(_Section):
 
 
 class ReasoningConfig(_Section):
+    method: Literal["extractive", "llm"] = Field(
+        "extractive",
+        description="`extractive`: temporal relations only, from the events' dates; `llm`: "
+        "also causal and hierarchical ones, from the `llm` server's labels of event pairs "
+        "(asked both ways; only consistent pairs are kept).",
+    )
+    judged_pairs: int = Field(
+        20, ge=0, description="With `llm`: event pairs per story the model labels, at most."
+    )
     seed: int = Field(0, description="Seed of the questions drawn, their negatives and order.")
     min_context: int = Field(
         2, ge=1, description="Events a question shows as its context, at least."

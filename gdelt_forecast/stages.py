@@ -211,7 +211,11 @@ STAGES: dict[str, Stage] = {
             "gdelt_forecast.reasoning.build:build_reasoning",
             "month",
             lambda cfg, month: [f"timelines/{month}"],
-            lambda cfg: {**_timelines_config(cfg), "reasoning": cfg.reasoning.model_dump()},
+            lambda cfg: {
+                **_timelines_config(cfg),
+                "reasoning": cfg.reasoning.model_dump(),
+                "judge": cfg.llm.model if cfg.reasoning.method == "llm" else None,
+            },
             _timelines_inputs,
         ),
         Stage(

@@ -4,9 +4,11 @@ timelines, into ``reasoning/<month>/<TASK>.parquet`` (``I-CEC``, ``I-CRR``, ``S-
 
 A story's timeline is its event graph: its dated atomic events, related in time by their
 dates (:mod:`gdelt_forecast.reasoning.relations`). Causal and hierarchical relations need
-a model's judgement and are not built here: the summary says so. No question asks whether
-a story has one of its own events (the story is never a node), so no item is trivially
-true by construction.
+a model's judgement: with ``reasoning.method: llm`` the model labels pairs of a story's
+events both ways and the consistent labels join the graph
+(:mod:`gdelt_forecast.reasoning.judged`); with ``extractive`` they are left out and the
+summary says so. No question asks whether a story has one of its own events (the story is
+never a node), so no item is trivially true by construction.
 
 - **I-CEC** (4-way): an answer event, the context of the story's events from documents
   first seen before the answer's (the cut is the latest of them), one of them queried, the
@@ -39,9 +41,11 @@ import pyarrow as pa
 from gdelt_forecast.config import Config, ReasoningConfig
 from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.errors import StageError
+from gdelt_forecast.llm import summarize, write_calls
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.reasoning import TASKS, records
 from gdelt_forecast.reasoning.checks import unsound
+from gdelt_forecast.reasoning.judged import judge
 from gdelt_forecast.reasoning.relations import AFTER, BEFORE, CHOICES, INVERSE, temporal
 from gdelt_forecast.reference import tables
 from gdelt_forecast.summary import StageSummary
@@ -62,15 +66,22 @@ class Summary(StageSummary):
     left_out: dict = field(default_factory=dict)  # why -> questions not made
     soundness: dict = field(default_factory=dict)  # rule -> what it turned down
     letters: dict = field(default_factory=dict)  # task -> gold letter -> records
+    relation_types: dict = field(default_factory=dict)  # task -> relation type -> records
+    judged: dict = field(default_factory=dict)  # with llm: pairs asked, consistent, ...
+    llm: dict = field(default_factory=dict)
     note: str = LEFT_OUT_NOTE
     seconds: float = 0.0
 
     def line(self) -> str:
         made = ", ".join(f"{t} {n}" for t, n in self.records.items())
         left = ", ".join(f"{n} {why.replace('_', ' ')}" for why, n in self.left_out.items() if n)
+        judged = ", ".join(f"{n} {what}" for what, n in self.judged.items())
         return (
             f"reasoning {self.month}: {self.stories} stories; {made}; left out: {left or 'none'}"
-            f"; {self.note} ({self.seconds:.1f} s)"
+            f"; {self.note}"
+            + (f" (pairs: {judged})" if judged else "")
+            + f" ({self.seconds:.1f} s)"
+            + (f"; {self.llm['line']}" if self.llm else "")
         )
 
 
@@ -83,6 +94,23 @@ def build_reasoning(cfg: Config, month: str, out: Path) -> Summary:
         dated = [a for a in story if period(a["date"]) is not None]
         left["undated_events"] += len(story) - len(dated)
         stories[ce] = dated
+    judged_kinds: dict[str, tuple[Kind, ...]] = {ce: () for ce in stories}
+    summary = Summary(month=month, stories=len(stories))
+    if cfg.reasoning.method == "llm":
+        sent = time.monotonic()
+        labels, calls, counts = judge(cfg, stories)
+        write_calls(out / "llm_calls.parquet", calls)
+        judged_kinds = {
+            ce: tuple(Kind(k, labels[ce], cfg.llm.model) for k in ("causal", "hierarchical"))
+            for ce in stories
+        }
+        calls_summary = summarize(calls, time.monotonic() - sent)
+        summary.judged = dict(counts)
+        summary.llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
+        summary.note = (
+            f"causal and hierarchical relations judged by {cfg.llm.model}, kept "
+            "when consistent both ways; schema level: temporal only"
+        )
     observed = _type_relations(stories)
     left["ambiguous_types"] = sum(len(v) > 1 for (a, b), v in observed.items() if a < b)
     other_types = _cameo_types()
@@ -90,9 +118,10 @@ def build_reasoning(cfg: Config, month: str, out: Path) -> Summary:
     for ce in sorted(stories):
         rng = random.Random(f"{cfg.reasoning.seed}:{ce}")
         pool = _pool(ce, stories, countries)
-        build = _Story(ce, stories[ce], cfg.reasoning, rng, left)
-        rows += build.instance_cec(pool)
-        rows += build.instance_crr()
+        build = _Story(ce, stories[ce], cfg.reasoning, rng, left, judged_kinds[ce])
+        for kind in (TEMPORAL, *judged_kinds[ce]):
+            rows += build.instance_cec(pool, kind)
+            rows += build.instance_crr(kind)
         rows += build.schema_cec(observed, other_types)
         rows += build.schema_crr(observed)
     rows = balance(rows, cfg.reasoning.seed, TASKS)
@@ -103,7 +132,6 @@ def build_reasoning(cfg: Config, month: str, out: Path) -> Summary:
     for task in TASKS:
         mine = sorted((r for r in rows if r["task"] == task), key=lambda r: r["id"])
         write_parquet(pa.Table.from_pylist(mine, records.SCHEMA), out / f"{task}.parquet")
-    summary = Summary(month=month, stories=len(stories))
     summary.records = {t: sum(r["task"] == t for r in rows) for t in TASKS}
     summary.left_out = dict(sorted(left.items()))
     summary.soundness = {
@@ -112,6 +140,9 @@ def build_reasoning(cfg: Config, month: str, out: Path) -> Summary:
             "answers": left["answer_in_context"], "negatives": left["negative_near_duplicate"]},
         "schema-unambiguous": {"type_pairs": left["ambiguous_types"]},
     }  # fmt: skip
+    summary.relation_types = {
+        t: dict(Counter(r["relation_type"] for r in rows if r["task"] == t)) for t in TASKS
+    }
     summary.letters = {
         **letters(rows, ("I-CEC", "S-CEC"), 4),
         **letters(rows, ("I-CRR", "S-CRR"), 3),
@@ -147,17 +178,63 @@ def _pool(ce: str, stories: dict[str, list[dict]], countries: dict[str, tuple]) 
     ]
 
 
+@dataclass(frozen=True)
+class Kind:
+    """One relation type and where its relations come from: the dates (temporal), or a
+    model's consistent labels (causal, hierarchical: :mod:`gdelt_forecast.reasoning.judged`)."""
+
+    name: str
+    labels: dict[tuple[int, int], str] | None = None  # (seq a, seq b) -> a's relation to b
+    model: str | None = None
+
+    def of(self, a: dict, b: dict) -> str | None:
+        if self.labels is None:
+            return temporal(a["date"], b["date"])
+        label = self.labels.get((a["seq"], b["seq"]))
+        return label if label in CHOICES[self.name] else None
+
+    @property
+    def asked(self) -> tuple[str, str]:
+        """The relations a CEC question asks about (CRR's choices but the third)."""
+        return CHOICES[self.name][:2]
+
+    def fits(self, negative: dict, queried: dict, relation: str) -> bool:
+        """Whether ``negative`` may be an option: by its date it must not stand in the
+        relation asked (the instances show dates); nothing says a model's label of events
+        of another story, so every one may."""
+        return self.labels is not None or temporal(negative["date"], queried["date"]) != relation
+
+    def evidence(self, a: dict, b: dict, name) -> str:
+        if self.labels is None:
+            return _evidence(a, b, name)
+        return (
+            f"{self.model} labelled {name(a)} {self.of(a, b)} {name(b)}, and {name(b)} "
+            f"{self.of(b, a)} {name(a)}; " + _evidence(a, b, name)
+        )
+
+
+TEMPORAL = Kind("temporal")
+
+
 def _by_time(events: list[dict]) -> list[dict]:
     return sorted(events, key=lambda a: (*period(a["date"]), a["seq"]))
 
 
-def _chain(events: list[dict], name) -> list[dict]:
-    """The graph's edges: each event to the next in time, as the dates relate them."""
+def _chain(events: list[dict], name, kinds: tuple[Kind, ...] = ()) -> list[dict]:
+    """The graph's edges: each event to the next in time, as the dates relate them, and the
+    pairs ``kinds`` relate otherwise (each pair once, Causes or IsSubevent way round)."""
     ordered = _by_time(events)
-    return [
+    edges = [
         {"head": name(a), "relation": temporal(a["date"], b["date"]), "tail": name(b)}
         for a, b in pairwise(ordered)
     ]
+    for kind in kinds:
+        edges += [
+            {"head": name(a), "relation": kind.of(a, b), "tail": name(b)}
+            for a in ordered for b in ordered
+            if kind.of(a, b) == kind.asked[0]
+        ]  # fmt: skip
+    return edges
 
 
 @dataclass
@@ -167,6 +244,7 @@ class _Story:
     cfg: ReasoningConfig
     rng: random.Random
     left: Counter
+    judged: tuple[Kind, ...] = ()  # the model's relations, shown in every context graph
 
     def _earlier(self, answer: dict) -> list[dict] | None:
         """The story's events first seen before ``answer``'s document, if enough."""
@@ -179,24 +257,23 @@ class _Story:
             return None
         return context
 
-    def instance_cec(self, pool: list[dict]) -> list[dict]:
+    def instance_cec(self, pool: list[dict], kind: Kind = TEMPORAL) -> list[dict]:
         found = []
         for answer in self.events:
             context = self._earlier(answer)
             if context is None:
                 continue
-            ordered = [x for x in context if temporal(answer["date"], x["date"]) in (BEFORE, AFTER)]
-            if not ordered:
-                self.left["no_ordered_pair"] += 1
+            related = [x for x in context if kind.of(answer, x) in kind.asked]
+            if not related:
+                self.left[f"no_{kind.name}_pair"] += 1
                 continue
-            found.append((answer, context, ordered))
+            found.append((answer, context, related))
         rows = []
-        for answer, context, ordered in self._draw(found, self.cfg.cec_per_story):
-            # A negative must not stand in the asked relation to the queried event by its
-            # date (the instances show dates): try the queried events until one has three.
-            for queried in self.rng.sample(ordered, len(ordered)):
-                relation = temporal(answer["date"], queried["date"])
-                fits = lambda n: temporal(n["date"], queried["date"]) != relation  # noqa: B023, E731
+        for answer, context, related in self._draw(found, self.cfg.cec_per_story):
+            # Try the queried events until one has three negatives that may stand beside it.
+            for queried in self.rng.sample(related, len(related)):
+                relation = kind.of(answer, queried)
+                fits = lambda n: kind.fits(n, queried, relation)  # noqa: B023, E731
                 negatives = self._negatives(pool, answer, context, fits)
                 if negatives is not None:
                     break
@@ -209,15 +286,15 @@ class _Story:
             name = _namer(shown)
             rows.append(
                 self._row(
-                    "I-CEC", "instance", relation,
+                    "I-CEC", "instance", relation, kind,
                     cut=max(a["source_date"] for a in context),
                     events=[{**records.event(a), "event_id": name(a)} for a in shown],
                     context=[name(a) for a in _by_time(context)],
-                    context_relations=_chain(context, name),
+                    context_relations=_chain(context, name, self.judged),
                     queried=[name(queried)],
                     candidates=[name(a) for a in candidates],
                     answer_label=name(answer),
-                    evidence=_evidence(answer, queried, name),
+                    evidence=kind.evidence(answer, queried, name),
                 )
             )  # fmt: skip
         return rows
@@ -239,12 +316,14 @@ class _Story:
             taken.append(negative["text"])
         return picked if len(picked) == NEGATIVES else None
 
-    def instance_crr(self) -> list[dict]:
+    def instance_crr(self, kind: Kind = TEMPORAL) -> list[dict]:
         found = []
         for a, b in combinations(self.events, 2):
             if near_duplicate(a["text"], b["text"]):
                 self.left["near_duplicate_pair"] += 1
                 continue
+            if kind.of(a, b) is None:
+                continue  # a pair the model judged otherwise, or not consistently
             if self.rng.random() < 0.5:  # either order: Before and After alike
                 a, b = b, a
             cut = max(a["source_date"], b["source_date"])
@@ -254,19 +333,19 @@ class _Story:
                 continue
             found.append((a, b, cut, context))
         rows = []
-        for a, b, cut, context in self._spread(found, self.cfg.crr_per_story):
+        for a, b, cut, context in self._spread(found, self.cfg.crr_per_story, kind):
             shown = _by_time([*context, a, b])
             name = _namer(shown)
             rows.append(
                 self._row(
-                    "I-CRR", "instance", temporal(a["date"], b["date"]), cut=cut,
+                    "I-CRR", "instance", kind.of(a, b), kind, cut=cut,
                     events=[{**records.event(e), "event_id": name(e)} for e in shown],
                     context=[name(c) for c in _by_time(context)],
-                    context_relations=_chain(context, name),
+                    context_relations=_chain(context, name, self.judged),
                     queried=[name(a), name(b)],
-                    candidates=list(CHOICES["temporal"]),
-                    answer_label=temporal(a["date"], b["date"]),
-                    evidence=_evidence(a, b, name),
+                    candidates=list(CHOICES[kind.name]),
+                    answer_label=kind.of(a, b),
+                    evidence=kind.evidence(a, b, name),
                 )
             )  # fmt: skip
         return rows
@@ -340,36 +419,38 @@ class _Story:
     def _draw(self, found: list, n: int) -> list:
         return self.rng.sample(found, min(n, len(found)))
 
-    def _spread(self, found: list, n: int) -> list:
+    def _spread(self, found: list, n: int, kind: Kind) -> list:
         """Up to ``n`` pairs, the labels taken in turn so that each is drawn alike."""
         by_label: dict[str, list] = defaultdict(list)
         for item in found:
-            by_label[temporal(item[0]["date"], item[1]["date"])].append(item)
+            by_label[kind.of(item[0], item[1])].append(item)
         for items in by_label.values():
             self.rng.shuffle(items)
         picked = []
         while len(picked) < n and any(by_label.values()):
-            for label in CHOICES["temporal"]:
+            for label in CHOICES[kind.name]:
                 if by_label[label] and len(picked) < n:
                     picked.append(by_label[label].pop())
         return picked
 
-    def _row(self, task: str, level: str, relation: str, *, cut, **fields) -> dict:
+    def _row(
+        self, task: str, level: str, relation: str, kind: Kind = TEMPORAL, *, cut, **fields
+    ) -> dict:
         candidates = fields["candidates"]
         row = {
             "id": records.record_id(task, self.ce, fields["queried"], fields["answer_label"],
                                     cut, [e["source_doc_id"] for e in fields["events"]]),
             "task": task,
             "level": level,
-            "relation_type": "temporal",
+            "relation_type": kind.name,
             "relation": relation,
             "complex_event_id": self.ce,
             "cut_date": cut,
             **fields,
             "answer": "ABCD"[candidates.index(fields["answer_label"])],
-            "method": records.METHOD,
+            "method": records.METHOD if kind.labels is None else "llm",
             "prompt_version": records.PROMPT_VERSION,
-            "model": None,
+            "model": kind.model,
         }  # fmt: skip
         return row
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import string
 
-from gdelt_forecast.reasoning.relations import temporal
+from gdelt_forecast.reasoning.relations import CHOICES, temporal
 from gdelt_forecast.timelines.similarity import near_duplicate
 
 
@@ -26,6 +26,10 @@ def unsound(row: dict) -> str | None:
         return f"answer {row['answer']!r} is not one of {letters}"
     if row["candidates"][letters.index(row["answer"])] != row["answer_label"]:
         return "the answer letter does not name the gold option"
+    choices = CHOICES.get(row["relation_type"], ())
+    asked = choices[:2] if row["task"].endswith("CEC") else choices
+    if row["relation"] not in asked:
+        return f"{row['relation']} is no {row['relation_type']} relation this task asks"
     events = {e["event_id"]: e for e in row["events"]}
     if row["level"] == "instance":
         shown = [*row["context"], *row["queried"]]

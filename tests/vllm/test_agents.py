@@ -19,7 +19,7 @@ from gdelt_forecast.agents.run import run_agents  # noqa: E402
 from gdelt_forecast.config import load_config  # noqa: E402
 from gdelt_forecast.runner import run  # noqa: E402
 from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402
-from tests.vllm.test_timelines import GENERATION, PROMPT, settled  # noqa: E402
+from tests.vllm.test_timelines import answering, counted  # noqa: E402
 
 
 def test_a_function_calling_agent_run_against_vllm(vllm_server, tmp_path):
@@ -28,11 +28,7 @@ def test_a_function_calling_agent_run_against_vllm(vllm_server, tmp_path):
     cfg = load_config(
         REPO / "configs/demo.yaml",
         [
-            f"llm.base_url={vllm_server.base_url}",
-            f"llm.model={vllm_server.model}",
-            "llm.timeout_s=300",
-            "llm.temperature=1.0",
-            "llm.max_tokens=40",
+            *answering(vllm_server, 40),
             "agents.max_steps=3",
             "agents.max_context_tokens=12000",  # within the server's 16,384
         ],
@@ -47,10 +43,7 @@ def test_a_function_calling_agent_run_against_vllm(vllm_server, tmp_path):
     assert all(q["end_state"] in END_STATES and q["steps"] >= 1 for q in queries)
     assert sum(summary.end_states.values()) == 2 and summary.scores["n"] == 2
     assert all(s["prompt_tokens"] > 0 and not s["cached"] for s in steps)
-    sent = {
-        PROMPT: sum(s["prompt_tokens"] for s in steps),
-        GENERATION: sum(s["completion_tokens"] for s in steps),
-    }
-    assert sent[PROMPT] == summary.prompt_tokens
-    after = settled(vllm_server, {k: before.get(k, 0) + v for k, v in sent.items()})
-    assert {k: after[k] - before.get(k, 0) for k in sent} == sent
+    prompt = sum(s["prompt_tokens"] for s in steps)
+    assert prompt == summary.prompt_tokens
+    tokens = counted(vllm_server, before, steps)
+    assert tokens["counted"] == tokens["sent"]

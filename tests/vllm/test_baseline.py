@@ -17,7 +17,7 @@ from gdelt_forecast.baselines import run_baseline  # noqa: E402
 from gdelt_forecast.config import load_config  # noqa: E402
 from gdelt_forecast.runner import run  # noqa: E402
 from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402
-from tests.vllm.test_timelines import GENERATION, PROMPT, settled  # noqa: E402
+from tests.vllm.test_timelines import answering, counted  # noqa: E402
 
 
 def test_the_llm_baseline_against_vllm(vllm_server, tmp_path):
@@ -26,11 +26,7 @@ def test_the_llm_baseline_against_vllm(vllm_server, tmp_path):
     cfg = load_config(
         REPO / "configs/demo.yaml",
         [
-            f"llm.base_url={vllm_server.base_url}",
-            f"llm.model={vllm_server.model}",
-            "llm.timeout_s=300",
-            "llm.temperature=1.0",
-            "llm.max_tokens=100",
+            *answering(vllm_server, 100),
         ],
         demo.data_root,
     )
@@ -40,9 +36,5 @@ def test_the_llm_baseline_against_vllm(vllm_server, tmp_path):
     calls = calls.to_pylist()
     assert summary.queries == len(calls) == 2 and summary.llm["calls"] == 2
     assert {c["step"] for c in calls} == {"direct"} and summary.scores["n"] == 2
-    sent = {
-        PROMPT: sum(c["prompt_tokens"] for c in calls),
-        GENERATION: sum(c["completion_tokens"] for c in calls),
-    }
-    after = settled(vllm_server, {k: before.get(k, 0) + v for k, v in sent.items()})
-    assert {k: after[k] - before.get(k, 0) for k in sent} == sent
+    tokens = counted(vllm_server, before, calls)
+    assert tokens["counted"] == tokens["sent"]

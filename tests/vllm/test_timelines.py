@@ -31,6 +31,28 @@ def settled(server, expected: dict[str, float]) -> dict[str, float]:
         time.sleep(0.2)
 
 
+def counted(server, before: dict[str, float], rows: list[dict]) -> dict:
+    """What the server's token counters grew by since ``before``, and what ``rows`` (calls
+    or steps, with their tokens) say was sent."""
+    sent = {
+        PROMPT: sum(r["prompt_tokens"] for r in rows),
+        GENERATION: sum(r["completion_tokens"] for r in rows),
+    }
+    after = settled(server, {k: before.get(k, 0) + v for k, v in sent.items()})
+    return {"counted": {k: after[k] - before.get(k, 0) for k in sent}, "sent": sent}
+
+
+def answering(server, max_tokens: int) -> list[str]:
+    """The overrides that point the LLM client at ``server``, sampling."""
+    return [
+        f"llm.base_url={server.base_url}",
+        f"llm.model={server.model}",
+        "llm.timeout_s=300",
+        "llm.temperature=1.0",
+        f"llm.max_tokens={max_tokens}",
+    ]
+
+
 def test_llm_timelines_against_vllm(vllm_server, tmp_path):
     demo = demo_month(tmp_path / "data", tmp_path / "mirror")
     cfg = load_config(
