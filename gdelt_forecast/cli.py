@@ -208,6 +208,10 @@ def build_parser() -> argparse.ArgumentParser:
     base.add_argument("--release", required=True, help="a release folder or version name")
     base.add_argument("--method", choices=BASELINE_METHODS, default="history")
     base.add_argument("--split", choices=["test", "subset"], default="test")
+    base.add_argument(
+        "--task", choices=REASONING_TASKS,
+        help="with --method llm: answer one of EV2's reasoning tasks instead of the queries",
+    )  # fmt: skip
     base.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     agent = stages.add_parser(
@@ -426,8 +430,12 @@ def _baseline(args: argparse.Namespace, cfg: Config) -> int:
     from gdelt_forecast.environment import release_folder
 
     folder = release_folder(args.release, cfg)
-    summary = run("baseline", cfg, folder, args.method, args.split)
-    _print(args, summary)
+    if args.task:
+        if args.method != "llm":
+            raise UsageError("--task: the reasoning tasks are answered by --method llm")
+        _print(args, run("reasoning_baseline", cfg, folder, args.task))
+        return 0
+    _print(args, run("baseline", cfg, folder, args.method, args.split))
     return 0
 
 

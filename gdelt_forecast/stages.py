@@ -224,6 +224,11 @@ STAGES: dict[str, Stage] = {
             reads=lambda *_: [LLM_CACHE],
         ),
         Stage("baseline", "gdelt_forecast.baselines:run_baseline", reads=lambda *_: [LLM_CACHE]),
+        Stage(
+            "reasoning_baseline",
+            "gdelt_forecast.reasoning.baseline:answer_reasoning",
+            reads=lambda *_: [LLM_CACHE],
+        ),
         Stage("agent", "gdelt_forecast.agents.run:run_agents", reads=lambda *_: [LLM_CACHE]),
         # The month's stages and their records, the ledger, and the names of the releases
         # there are (a new version takes the next free one).

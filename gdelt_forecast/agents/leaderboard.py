@@ -1,7 +1,8 @@
 """``agents/<release>/leaderboard.parquet``: one row per agent run on the release (a re-run
 replaces its row), and ``gdelt-forecast leaderboard``, which prints it as MIRAI's Table 2
 reads: model, action, APIs, then first- and second-level precision, recall and F1 and the
-quad classes' KL divergence."""
+quad classes' KL divergence; the llm baseline's rows on EV2's reasoning tasks
+(:mod:`gdelt_forecast.reasoning.baseline`, ``task`` and ``accuracy``) follow."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ _METRICS = ("precision", "recall", "f1")
 def add(path: Path, meta: dict) -> None:
     summary = meta["summary"]
     scores = summary["scores"]
-    row = {k: meta[k] for k in _RUN}
+    row = {k: meta[k] for k in _RUN} | {"task": "MIRAI"}
     row |= {f"{level}_{m}": scores[level][m] for level in _LEVELS for m in _METRICS}
     row |= {
         "quad_kl": scores["quad"]["kl"],
@@ -31,24 +32,46 @@ def add(path: Path, meta: dict) -> None:
         "completion_tokens": summary["completion_tokens"],
         "finished": meta["finished"],
     }
+    _store(path, row)
+
+
+def add_reasoning(path: Path, row: dict) -> None:
+    """A row of the llm baseline's scores on one of EV2's tasks (``task``, ``accuracy``)."""
+    _store(path, row)
+
+
+def _store(path: Path, row: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(f"{path}.lock"):  # two runs on one release may finish at once
         rows = pq.read_table(path).to_pylist() if path.exists() else []
         rows = [r for r in rows if r["run"] != row["run"]] + [row]
-        write_parquet(pa.Table.from_pylist(sorted(rows, key=lambda r: r["run"])), path)
+        keys = list(dict.fromkeys(k for r in rows for k in r))  # MIRAI's and EV2's columns
+        rows = [{k: r.get(k) for k in keys} for r in sorted(rows, key=lambda r: r["run"])]
+        write_parquet(pa.Table.from_pylist(rows), path)
 
 
 def render(path: Path) -> str:
-    rows = pq.read_table(path).to_pylist()
+    found = pq.read_table(path).to_pylist()
+    rows = [r for r in found if r.get("task", "MIRAI") == "MIRAI"]
+    reasoning = [r for r in found if r.get("task", "MIRAI") != "MIRAI"]
     head = (
         f"{'model':<28}{'action':<10}{'apis':<8}{'split':<8}{'k':>3}"
         f"{'1st P':>8}{'1st R':>8}{'1st F1':>8}{'2nd P':>8}{'2nd R':>8}{'2nd F1':>8}{'KL':>8}"
     )
-    lines = [f"agents on {rows[0]['release']} (scores in %, KL in nats)" if rows else "", head]
+    release = found[0]["release"] if found else ""
+    lines = [f"agents on {release} (scores in %, KL in nats)", head]
     for r in sorted(rows, key=lambda r: -r["second_level_f1"]):
         scores = "".join(f"{r[f'{lv}_{m}']:>8.1f}" for lv in _LEVELS for m in _METRICS)
         lines.append(
             f"{r['model'][:27]:<28}{r['action']:<10}{r['apis']:<8}{r['split']:<8}"
             f"{r['samples']:>3}{scores}{r['quad_kl']:>8.2f}"
         )
+    if reasoning:
+        lines += [
+            "",
+            "EV2's reasoning tasks (accuracy in %)",
+            f"{'model':<28}{'task':<8}{'acc':>8}",
+        ]
+        for r in sorted(reasoning, key=lambda r: (r["task"], -r["accuracy"])):
+            lines.append(f"{r['model'][:27]:<28}{r['task']:<8}{r['accuracy']:>8.1f}")
     return "\n".join(lines)

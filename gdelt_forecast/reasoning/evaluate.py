@@ -5,7 +5,8 @@ and by level and relation type, and by relation.
 Predictions are JSON Lines, ``{"id": ..., "prediction": ...}``, as for ``evaluate-tasks``
 (the last line of an id wins; a line without an id is counted). A prediction is read
 leniently, as the other multiple-choice tasks read theirs: the option letter ("(B)", a bare
-"B", "The answer is B."), or the option itself (an event id such as ``event7``, a type, or
+"B", "The answer is B.", or "B. ..." continuing the prompt's "The answer is"), or the
+option itself (an event id such as ``event7``, a type, or
 a relation label such as ``Before``) when it names exactly one option. A record without a
 prediction, or with one that names no option, scores as wrong and is counted.
 
@@ -29,6 +30,8 @@ from gdelt_forecast.tasks.evaluate import parse_choice
 from gdelt_forecast.testset.evaluate import coverage, predictions_by_id
 
 _ANSWER_IS = re.compile(r"answer is\W*\(?([A-D])\b", re.IGNORECASE)
+# A reply that continues the prompt's "The answer is": the letter first, then anything.
+_LEADING = re.compile(r"^\W*\(?([A-D])(?:\)|[.:,]|\s|$)")
 
 
 class ReasoningEvaluateError(StageError):
@@ -42,6 +45,8 @@ def chosen(row: dict, raw: object) -> str | None:
     letter = parse_choice("MCNC", text)
     if letter is None and (found := _ANSWER_IS.findall(text)):
         letter = found[-1].upper()
+    if letter is None and (leading := _LEADING.match(text)):
+        letter = leading[1]
     if letter is not None:
         return letter if letter in letters else None
     named = [

@@ -14,6 +14,8 @@ from gdelt_forecast.reasoning.evaluate import evaluate_reasoning
 from gdelt_forecast.reasoning.records import SCHEMA
 from gdelt_forecast.release import card
 from gdelt_forecast.release.verify import verify
+from gdelt_forecast.runner import run
+from tests.llm.scripted import ScriptedServer, llm_config
 from tests.release.test_release import _rewrite
 
 
@@ -87,3 +89,28 @@ def test_verify_catches_a_planted_reasoning_breach(release, tmp_path):
     assert f"{path}: {row['id']}: the dates say {row['answer_label']}, the record {label}" in (
         verify(copy)
     )
+
+
+def test_the_llm_baseline_answers_and_joins_the_leaderboard(release, tmp_path, capsys):
+    rows = pq.read_table(release / "reasoning/I-CRR/test.parquet").to_pylist()
+    right = {r["prompt"]: r["answer"] for r in rows[:2]}  # the first two answered right
+    wrong = {r["prompt"]: "ABC"[("ABC".index(r["answer"]) + 1) % 3] for r in rows[2:]}
+    server = ScriptedServer()
+    server.player = lambda body: {
+        "content": f" {({**right, **wrong})[body['messages'][0]['content']]}. Because..."
+    }
+    try:
+        cfg = llm_config(server, tmp_path)
+        summary = run("reasoning_baseline", cfg, release, "I-CRR")
+        again = run("reasoning_baseline", cfg, release, "I-CRR")  # from the cache
+    finally:
+        server.stop()
+    assert summary.scores["accuracy"] == round(100 * 2 / len(rows), 2)
+    same = [k for k in summary.scores if k != "seconds"]
+    assert [again.scores[k] for k in same] == [summary.scores[k] for k in same]
+    assert len(server.requests) == len(rows)  # the second run's answers came from the cache
+    assert summary.llm["calls"] == len(rows)
+    board = pq.read_table(tmp_path / "agents" / release.name / "leaderboard.parquet").to_pylist()
+    assert [(r["task"], r["accuracy"]) for r in board] == [("I-CRR", summary.scores["accuracy"])]
+    assert main(["leaderboard", "--release", str(release), "--data-root", str(tmp_path)]) == 0
+    assert "EV2's reasoning tasks" in capsys.readouterr().out
