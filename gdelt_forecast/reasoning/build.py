@@ -46,7 +46,7 @@ from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.reasoning import TASKS, records
 from gdelt_forecast.reasoning.checks import unsound
 from gdelt_forecast.reasoning.judged import judge
-from gdelt_forecast.reasoning.relations import AFTER, BEFORE, CHOICES, INVERSE, temporal
+from gdelt_forecast.reasoning.relations import CHOICES, INVERSE, NONE, temporal
 from gdelt_forecast.reference import tables
 from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.tasks.records import balance, letters
@@ -109,21 +109,29 @@ def build_reasoning(cfg: Config, month: str, out: Path) -> Summary:
         summary.llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
         summary.note = (
             f"causal and hierarchical relations judged by {cfg.llm.model}, kept "
-            "when consistent both ways; schema level: temporal only"
+            "when consistent both ways"
         )
-    observed = _type_relations(stories)
-    left["ambiguous_types"] = sum(len(v) > 1 for (a, b), v in observed.items() if a < b)
+    kinds = {ce: (TEMPORAL, *judged_kinds[ce]) for ce in stories}
+    observed = {  # relation type -> what the month's event pairs give each type pair
+        name: _type_relations(
+            stories, {ce: k for ce in stories for k in kinds[ce] if k.name == name}
+        )
+        for name in dict.fromkeys(k.name for ks in kinds.values() for k in ks)
+    }
+    left["ambiguous_types"] = sum(
+        len(v) > 1 for seen in observed.values() for (a, b), v in seen.items() if a < b
+    )
     other_types = _cameo_types()
     rows: list[dict] = []
     for ce in sorted(stories):
         rng = random.Random(f"{cfg.reasoning.seed}:{ce}")
         pool = _pool(ce, stories, countries)
         build = _Story(ce, stories[ce], cfg.reasoning, rng, left, judged_kinds[ce])
-        for kind in (TEMPORAL, *judged_kinds[ce]):
+        for kind in kinds[ce]:
             rows += build.instance_cec(pool, kind)
             rows += build.instance_crr(kind)
-        rows += build.schema_cec(observed, other_types)
-        rows += build.schema_crr(observed)
+            rows += build.schema_cec(observed[kind.name], other_types, kind)
+            rows += build.schema_crr(observed[kind.name], kind)
     rows = balance(rows, cfg.reasoning.seed, TASKS)
     rows = [{**r, "prompt": records.render(r)} for r in rows]
     for row in rows:  # the build puts every event on its side: a failure is a bug
@@ -151,12 +159,19 @@ def build_reasoning(cfg: Config, month: str, out: Path) -> Summary:
     return summary
 
 
-def _type_relations(stories: dict[str, list[dict]]) -> dict[tuple[str, str], set[str]]:
-    """Every relation the month's event pairs give each ordered pair of distinct types."""
+def _type_relations(
+    stories: dict[str, list[dict]], kinds: dict[str, Kind]
+) -> dict[tuple[str, str], set[str]]:
+    """Every relation the month's event pairs give each ordered pair of distinct types, by
+    each story's ``kinds`` (a story without one gives none)."""
     seen: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for story in stories.values():
+    for ce, story in stories.items():
+        if ce not in kinds:
+            continue
         for a, b in combinations(story, 2):
-            relation = temporal(a["date"], b["date"])
+            relation = kinds[ce].of(a, b)
+            if relation is None:
+                continue
             if a["event_type"] and b["event_type"] and a["event_type"] != b["event_type"]:
                 seen[a["event_type"], b["event_type"]].add(relation)
                 seen[b["event_type"], a["event_type"]].add(INVERSE[relation])
@@ -350,7 +365,7 @@ class _Story:
             )  # fmt: skip
         return rows
 
-    def schema_cec(self, observed: dict, other_types: list[str]) -> list[dict]:
+    def schema_cec(self, observed: dict, other_types: list[str], kind: Kind) -> list[dict]:
         types = {a["event_type"] for a in self.events}
         found = []
         for answer in self.events:
@@ -359,7 +374,7 @@ class _Story:
                 continue
             ordered = [
                 x for x in context
-                if _unambiguous(observed, answer["event_type"], x["event_type"]) in (BEFORE, AFTER)
+                if _unambiguous(observed, answer["event_type"], x["event_type"]) in kind.asked
             ]  # fmt: skip
             if ordered:
                 found.append((answer, context, ordered))
@@ -372,7 +387,7 @@ class _Story:
             negatives = self.rng.sample(wrong, NEGATIVES)
             rows.append(
                 self._row(
-                    "S-CEC", "schema", next(iter(relation)),
+                    "S-CEC", "schema", next(iter(relation)), kind,
                     cut=max(a["source_date"] for a in context),
                     events=[records.event(a) for a in [*_by_time(context), answer]],
                     context=sorted({c["event_type"] for c in context}),
@@ -380,13 +395,12 @@ class _Story:
                     queried=[queried["event_type"]],
                     candidates=[answer["event_type"], *negatives],
                     answer_label=answer["event_type"],
-                    evidence=f"every {answer['event_type']!r} event of the month is "
-                    f"{next(iter(relation)).lower()} every {queried['event_type']!r} one",
+                    evidence=_schema_evidence(answer, queried, next(iter(relation)), kind),
                 )
             )  # fmt: skip
         return rows
 
-    def schema_crr(self, observed: dict) -> list[dict]:
+    def schema_crr(self, observed: dict, kind: Kind) -> list[dict]:
         found = []
         pairs = {(a["event_type"], b["event_type"]): (a, b)
                  for a, b in combinations(self.events, 2)
@@ -403,15 +417,14 @@ class _Story:
         for a, b, cut, context, relation in self._draw(found, self.cfg.crr_per_story):
             rows.append(
                 self._row(
-                    "S-CRR", "schema", relation, cut=cut,
+                    "S-CRR", "schema", relation, kind, cut=cut,
                     events=[records.event(e) for e in _by_time([*context, a, b])],
                     context=sorted({c["event_type"] for c in context}),
                     context_relations=_type_chain(context, observed),
                     queried=[a["event_type"], b["event_type"]],
-                    candidates=list(CHOICES["temporal"]),
+                    candidates=list(CHOICES[kind.name]),
                     answer_label=relation,
-                    evidence=f"every {a['event_type']!r} event of the month is "
-                    f"{relation.lower()} every {b['event_type']!r} one",
+                    evidence=_schema_evidence(a, b, relation, kind),
                 )
             )  # fmt: skip
         return rows
@@ -463,16 +476,24 @@ def _unambiguous(observed: dict, a: str, b: str) -> str | None:
 
 def _type_chain(events: list[dict], observed: dict) -> list[dict]:
     """The schema graph's edges: each type to the next (by its first event), where the
-    month relates the two types one way only."""
+    month relates the two types one way only (and that way is a relation, not None)."""
     first: dict[str, dict] = {}
     for a in _by_time(events):
         first.setdefault(a["event_type"], a)
     ordered = list(first)
     return [
-        {"head": a, "relation": next(iter(observed[a, b])), "tail": b}
+        {"head": a, "relation": relation, "tail": b}
         for a, b in pairwise(ordered)
-        if len(observed.get((a, b), ())) == 1
+        if (relation := _unambiguous(observed, a, b)) not in (None, NONE)
     ]
+
+
+def _schema_evidence(a: dict, b: dict, relation: str, kind: Kind) -> str:
+    by = "their dates" if kind.labels is None else f"{kind.model}'s consistent labels"
+    return (
+        f"every pair of {a['event_type']!r} and {b['event_type']!r} events of the month "
+        f"relates {relation} by {by}"
+    )
 
 
 def _namer(shown: list[dict]):

@@ -40,7 +40,8 @@ def server():
 
 
 def test_only_consistent_pairs_become_questions(server, tmp_path):
-    write(tmp_path, story("ce1", ["2025-07-01", "2025-07-03", "2025-07-10", "2025-07-12"])
+    kinds = ["Make statement", "Consult", "Demonstrate or rally", "Impose embargo"]
+    write(tmp_path, story("ce1", ["2025-07-01", "2025-07-03", "2025-07-10", "2025-07-12"], kinds)
           + story("ce2", ["2025-06-01", "2025-06-02", "2025-06-03", "2025-06-04"]),
           {"ce1": ["USA", "CHN"], "ce2": ["USA", "RUS"]})  # fmt: skip
     from gdelt_forecast.reasoning.build import build_reasoning
@@ -78,4 +79,14 @@ def test_only_consistent_pairs_become_questions(server, tmp_path):
         assert r["relation"] == "IsResult" and "is the result of" in r["prompt"]
         assert unsound(r) is None
     assert summary.relation_types["I-CRR"].keys() >= {"temporal", "causal", "hierarchical"}
+    # The schema level: rallies (ce1's event 3) cause embargoes (event 4), the only judged
+    # pair of those types in the month.
+    crr = pq.read_table(out / "S-CRR.parquet").to_pylist()
+    schema = [
+        r for r in crr if r["relation_type"] == "causal" and set(r["queried"]) == set(kinds[2:])
+    ]
+    assert schema
+    for r in schema:
+        want = "Causes" if r["queried"] == kinds[2:] else "IsResult"
+        assert r["answer_label"] == want and "consistent labels" in r["evidence"]
     assert "judged by scripted-model" in summary.note
