@@ -132,6 +132,8 @@ def build_reasoning(cfg: Config, month: str, out: Path) -> Summary:
             rows += build.instance_crr(kind)
             rows += build.schema_cec(observed[kind.name], other_types, kind)
             rows += build.schema_crr(observed[kind.name], kind)
+    if len({r["id"] for r in rows}) != len(rows):
+        raise StageError("reasoning: two records share an id")  # a bug, not data
     rows = balance(rows, cfg.reasoning.seed, TASKS)
     rows = [{**r, "prompt": records.render(r)} for r in rows]
     for row in rows:  # the build puts every event on its side: a failure is a bug
@@ -451,8 +453,10 @@ class _Story:
     ) -> dict:
         candidates = fields["candidates"]
         row = {
-            "id": records.record_id(task, self.ce, fields["queried"], fields["answer_label"],
-                                    cut, [e["source_doc_id"] for e in fields["events"]]),
+            # The relation type too: one pair may be asked about in time and in causation.
+            "id": records.record_id(task, kind.name, self.ce, fields["queried"],
+                                    fields["answer_label"], cut,
+                                    [e["source_doc_id"] for e in fields["events"]]),
             "task": task,
             "level": level,
             "relation_type": kind.name,
