@@ -340,15 +340,24 @@ def load_predictions(path: Path, key: str = "query_id") -> tuple[dict[str, objec
     """``key`` value -> raw prediction (the last line wins), and counts of bad and repeated
     lines.
 
-    A line that is not a JSON object with a ``key`` only counts as a bad line (its record
-    scores as missing), but a file whose every line is one (a JSON array, plain text, a CSV)
-    is not a predictions file: ValueError naming its first line. An empty file is no error.
+    A line that is not a JSON object with a ``key`` (or not UTF-8) only counts as a bad line
+    (its record scores as missing), but a file whose every line is one (a JSON array, plain
+    text, a CSV) is not a predictions file: ValueError naming its first line. An empty file
+    is no error.
     """
     predictions: dict[str, object] = {}
     counts: Counter = Counter()
     first_bad = ""
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                counts["bad_lines"] += 1
+                first_bad = (
+                    first_bad or f"line {number} is not UTF-8 ({exc.reason} at byte {exc.start})"
+                )
+                continue
             if not line.strip():
                 continue
             try:

@@ -367,3 +367,18 @@ def test_render(queries_jsonl: Path, predictions: Path):
     assert "horizon (days)" in text and "answer quad class" in text
     assert "material conflict" in text
     assert "unparseable=1" in text and "missing=1" in text
+
+
+def test_a_line_that_is_not_utf8_is_a_bad_line(queries_jsonl: Path, predictions: Path):
+    good = evaluate(queries_jsonl, predictions)
+    broken = predictions.with_name("broken.jsonl")
+    broken.write_bytes(predictions.read_bytes() + b'{"query_id": "q9", "prediction": "\xff"}\n')
+    r = evaluate(queries_jsonl, broken)
+    assert r["warnings"]["bad_lines"] == good["warnings"]["bad_lines"] + 1
+    assert r["first_level"] == good["first_level"]  # every other line still scores
+    only = predictions.with_name("only.jsonl")
+    only.write_bytes(b"\xff\xfe not a predictions file\n")
+    with pytest.raises(
+        EvaluateError, match=r"line 1 is not UTF-8 \(invalid start byte at byte 0\)"
+    ):
+        evaluate(queries_jsonl, only)
