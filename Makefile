@@ -31,7 +31,10 @@ DEMO_DAYS = --start-date 2025-07-22 --end-date 2025-08-12
 # Offline, the article stage reads the sample pages from a web archive, not the live web.
 DEMO_PAGES = --set articles.archives=[$(DEMO_ROOT)/pages.warc.gz]
 
+# Every stage re-runs in place; the demo's releases are cleared first, so a second run leaves
+# the same one release (2025.08.0) rather than a new version beside it.
 demo: $(VENV)/.core
+	rm -rf $(DEMO_ROOT)/releases
 	$(BIN)/python -m gdelt_forecast.gdelt.mirror $(DEMO_ROOT)/mirror $(DEMO_SLOTS)
 	$(BIN)/gdelt-forecast ingest --start 2025-07-22T21:45 --end 2025-08-12T23:45 $(DEMO) \
 		--set gdelt.base_url=file://$(abspath $(DEMO_ROOT))/mirror
