@@ -62,6 +62,7 @@ def bars(title: str, labels: Sequence[str], values: Sequence[int], xlabel: str) 
             ax.set_xlim(min(values) / 2, max(values) * 5)
         else:
             ax.set_xlim(0, max(max(values) * 1.15, 1))
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no 0.5 ticks
         ax.set_xlabel(xlabel)
         ax.set_title(title)
         ax.spines[["top", "right"]].set_visible(False)
