@@ -288,9 +288,11 @@ class _Story:
         rows = []
         for answer, context, related in self._draw(found, self.cfg.cec_per_story):
             # Try the queried events until one has three negatives that may stand beside it.
+            cut = max(a["source_date"] for a in context)
             for queried in self.rng.sample(related, len(related)):
                 relation = kind.of(answer, queried)
-                fits = lambda n: kind.fits(n, queried, relation)  # noqa: B023, E731
+                # A negative is shown too: from a document seen by the cut, as the context.
+                fits = lambda n: n["source_date"] <= cut and kind.fits(n, queried, relation)  # noqa: B023, E731
                 negatives = self._negatives(pool, answer, context, fits)
                 if negatives is not None:
                     break
@@ -303,8 +305,7 @@ class _Story:
             name = _namer(shown)
             rows.append(
                 self._row(
-                    "I-CEC", "instance", relation, kind,
-                    cut=max(a["source_date"] for a in context),
+                    "I-CEC", "instance", relation, kind, cut=cut,
                     events=[{**records.event(a), "event_id": name(a)} for a in shown],
                     context=[name(a) for a in _by_time(context)],
                     context_relations=_chain(context, name, self.judged),
@@ -393,7 +394,7 @@ class _Story:
                     cut=max(a["source_date"] for a in context),
                     events=[records.event(a) for a in [*_by_time(context), answer]],
                     context=sorted({c["event_type"] for c in context}),
-                    context_relations=_type_chain(context, observed),
+                    context_relations=_type_chain(context, kind),
                     queried=[queried["event_type"]],
                     candidates=[answer["event_type"], *negatives],
                     answer_label=answer["event_type"],
@@ -422,7 +423,7 @@ class _Story:
                     "S-CRR", "schema", relation, kind, cut=cut,
                     events=[records.event(e) for e in _by_time([*context, a, b])],
                     context=sorted({c["event_type"] for c in context}),
-                    context_relations=_type_chain(context, observed),
+                    context_relations=_type_chain(context, kind),
                     queried=[a["event_type"], b["event_type"]],
                     candidates=list(CHOICES[kind.name]),
                     answer_label=relation,
@@ -478,9 +479,9 @@ def _unambiguous(observed: dict, a: str, b: str) -> str | None:
     return next(iter(found)) if len(found) == 1 else None
 
 
-def _type_chain(events: list[dict], observed: dict) -> list[dict]:
-    """The schema graph's edges: each type to the next (by its first event), where the
-    month relates the two types one way only (and that way is a relation, not None)."""
+def _type_chain(events: list[dict], kind: Kind) -> list[dict]:
+    """The schema graph's edges: each type to the next (by its first event), as those two
+    shown events relate (never the month's later pairs: the context rests on the cut)."""
     first: dict[str, dict] = {}
     for a in _by_time(events):
         first.setdefault(a["event_type"], a)
@@ -488,7 +489,7 @@ def _type_chain(events: list[dict], observed: dict) -> list[dict]:
     return [
         {"head": a, "relation": relation, "tail": b}
         for a, b in pairwise(ordered)
-        if (relation := _unambiguous(observed, a, b)) not in (None, NONE)
+        if (relation := kind.of(first[a], first[b])) not in (None, NONE)
     ]
 
 

@@ -1,9 +1,9 @@
 """What makes a reasoning record sound, checked as it is built and again by ``release
 verify`` from the release's own rows (the rules of "Sound questions" in the README):
 
-- **provenance**: every event a record shows as context, and the event(s) it asks about,
-  come from documents first seen on or before its cut; a CEC answer from a document first
-  seen after it;
+- **provenance**: every event a record shows or rests on (context, queried events, CEC
+  negatives, the events behind a schema record's types) comes from a document first seen
+  on or before its cut; a CEC answer from a document first seen after it;
 - **the answer holds**: a temporal answer is the relation the two events' dates give
   (:func:`gdelt_forecast.reasoning.relations.temporal`), and the answer letter names the
   gold option;
@@ -31,15 +31,17 @@ def unsound(row: dict) -> str | None:
     if row["relation"] not in asked:
         return f"{row['relation']} is no {row['relation_type']} relation this task asks"
     events = {e["event_id"]: e for e in row["events"]}
-    if row["level"] == "instance":
-        shown = [*row["context"], *row["queried"]]
-        late = [i for i in shown if events[i]["source_date"] > row["cut_date"]]
-        if late:
-            return f"{late[0]} comes from a document first seen after the cut"
+    # Every event a record shows or rests on is from a document seen by the cut, but for a
+    # CEC answer (an I-CEC answer event, or the events of an S-CEC answer type).
+    answers = [e for e in row["events"] if row["task"].endswith("CEC")
+               and row["answer_label"] in (e["event_id"], e["type"])]  # fmt: skip
+    late = [e for e in row["events"] if e not in answers and e["source_date"] > row["cut_date"]]
+    if late:
+        return f"{late[0]['event_id']} comes from a document first seen after the cut"
+    if any(e["source_date"] <= row["cut_date"] for e in answers):
+        return "the answer comes from a document seen by the cut"
     if row["task"] == "I-CEC":
         answer = events[row["answer_label"]]
-        if answer["source_date"] <= row["cut_date"]:
-            return "the answer comes from a document seen by the cut"
         if row["relation_type"] == "temporal":
             got = temporal(answer["date"], events[row["queried"][0]]["date"])
             if got != row["relation"]:

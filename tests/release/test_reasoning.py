@@ -114,3 +114,24 @@ def test_the_llm_baseline_answers_and_joins_the_leaderboard(release, tmp_path, c
     assert [(r["task"], r["accuracy"]) for r in board] == [("I-CRR", summary.scores["accuracy"])]
     assert main(["leaderboard", "--release", str(release), "--data-root", str(tmp_path)]) == 0
     assert "EV2's reasoning tasks" in capsys.readouterr().out
+
+
+def test_verify_catches_a_negative_from_after_the_cut(release, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(release, copy)
+    path = "reasoning/I-CEC/test.parquet"
+    rows = pq.read_table(copy / path).to_pylist()
+    row = rows[0]
+    atoms = pq.read_table(copy / "timelines/timelines.parquet").to_pylist()
+    later = next(a for a in atoms if a["source_date"] > row["cut_date"])  # as first seen
+    negative = next(c for c in row["candidates"] if c != row["answer_label"])
+    swapped = [
+        {**e, "text": later["text"], "date": later["date"], "type": later["event_type"],
+         "source_doc_id": later["source_doc_id"], "source_date": later["source_date"]}
+        if e["event_id"] == negative else e
+        for e in row["events"]
+    ]  # fmt: skip
+    _rewrite(copy, path, pa.Table.from_pylist([{**row, "events": swapped}, *rows[1:]], SCHEMA))
+    assert f"{path}: {row['id']}: {negative} comes from a document first seen after the cut" in (
+        verify(copy)
+    )
