@@ -357,7 +357,8 @@ def _consistency(queries, runs: list[dict], samples: int) -> dict:
     voted, best = {}, {}
     for q in queries:
         answers = by_query.get(q.query_id, [])
-        counts = Counter(code for a in answers for code in _codes(a))
+        cleaned = (evaluate.clean_prediction(a) for a in answers)  # the scorer's own reading
+        counts = Counter(code for c in cleaned for code in c.first_level | c.second_level)
         vote: dict[str, list[str]] = {}
         for code in sorted(c for c, n in counts.items() if n * 2 > samples):
             vote.setdefault(code[:2], []).extend([code] if len(code) == 3 else [])
@@ -369,11 +370,3 @@ def _consistency(queries, runs: list[dict], samples: int) -> dict:
         "self_consistency": evaluate.score(queries, voted),
         "max_at_k": evaluate.score(queries, best),
     }
-
-
-def _codes(answer: dict) -> set[str]:
-    found = set()
-    for first, seconds in (answer or {}).items():
-        found.add(str(first))
-        found.update(str(s) for s in (seconds or []) if isinstance(s, str))
-    return found
