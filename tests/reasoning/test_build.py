@@ -222,3 +222,15 @@ def test_a_broken_record_is_caught(month):
     assert "near-duplicate" in unsound(copied)
     letter = dict(row, answer="D" if row["answer"] != "D" else "A")
     assert "does not name the gold option" in unsound(letter)
+
+
+def test_a_schema_record_resting_on_a_later_document_is_caught(tmp_path):
+    kinds = {"P": "Demonstrate or rally", "T": "Engage in negotiation", "S": "Impose embargo"}
+    days = ["2025-07-01", "2025-07-05", "2025-07-20"]
+    write(tmp_path, story("ce1", days, [kinds["P"], kinds["T"], kinds["S"]]), {"ce1": ["USA"]})
+    _, rows = build(tmp_path, "reasoning.min_context=1")
+    row = rows["S-CRR"][0]
+    assert unsound(row) is None
+    late = dict(row, events=[{**row["events"][0], "source_date": date(2025, 9, 1)},
+                             *row["events"][1:]])  # fmt: skip
+    assert "first seen after the cut" in unsound(late)
