@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/pip install -q -c constraints.txt
 DEMO_ROOT ?= demo-data
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench bench-install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +69,17 @@ bench: $(VENV)/.dev
 	$(BIN)/python bench/bench_testset.py
 	$(BIN)/python bench/bench_release.py
 	$(BIN)/python bench/bench_objectstore.py
+	$(BIN)/python bench/bench_agent.py
+
+# What a user's plain `pip install .` gives: newest releases, no constraints, in a fresh venv
+# (bench/bench_install.py prints its size and packages and fails on a GPU package).
+INSTALL_VENV ?= bench-data/install-venv
+bench-install:
+	rm -rf $(INSTALL_VENV)
+	$(PYTHON) -m venv $(INSTALL_VENV)
+	$(INSTALL_VENV)/bin/pip install -q --upgrade pip
+	$(INSTALL_VENV)/bin/pip install -q .
+	$(INSTALL_VENV)/bin/python bench/bench_install.py $(INSTALL_VENV)
 
 clean:
 	rm -rf $(VENV) $(DEMO_ROOT) .pytest_cache .ruff_cache

@@ -27,7 +27,7 @@ import pyarrow.dataset as ds
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.reasoning import TASKS
 from gdelt_forecast.tasks.evaluate import parse_choice
-from gdelt_forecast.testset.evaluate import coverage, predictions_by_id
+from gdelt_forecast.testset.evaluate import bad_lines_note, coverage, predictions_by_id
 
 _ANSWER_IS = re.compile(r"answer is\W*\(?([A-D])\b", re.IGNORECASE)
 # A reply that continues the prompt's "The answer is": the letter first, then anything.
@@ -97,7 +97,7 @@ def render(result: dict) -> str:
     for by in ("relation_type", "relation"):
         lines.append(f"by {by.replace('_', ' ')}: " + ", ".join(
             f"{k} {v:.2f}%" for k, v in result[by].items()))  # fmt: skip
-    return "\n".join(lines)
+    return "\n".join([*lines, *bad_lines_note(result)])
 
 
 def _records(path: Path, task: str, split: str | None) -> list[dict]:

@@ -54,7 +54,16 @@ from gdelt_forecast.objectstore import where
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.reasoning import TASKS as REASONING_TASKS
 from gdelt_forecast.reference import tables as reference
-from gdelt_forecast.release import card, croissant, export, manifest, mirai_info, quality, stats
+from gdelt_forecast.release import (
+    card,
+    croissant,
+    export,
+    manifest,
+    mirai_info,
+    openforecast,
+    quality,
+    stats,
+)
 from gdelt_forecast.release.layout import TABLES
 from gdelt_forecast.release.news_terms import write_news_terms
 from gdelt_forecast.release.tkg import write_tkg
@@ -266,6 +275,9 @@ def _package(
         for name, record in records.items():
             log.info("release %s: %s (%d files)", version, name, len(record["files"]))
             _copy_stage(DataRoot(cfg.data_root).month(name, month), record, out, PLACES[name])
+    with _timed(phases, "openforecast"):
+        log.info("release %s: openforecast/ (OpenForecast's layout of the tasks)", version)
+        openforecast_files = openforecast.write(out)
     with _timed(phases, "embeddings/info"):
         log.info("release %s: MIRAI's info folder (embeddings)", version)
         embeddings = mirai_info.write_info(cfg, out / "mirai" / "info")
@@ -300,6 +312,7 @@ def _package(
             "kept_extractive": tasks["kept_extractive"],
             "soundness": tasks["soundness"],
         },
+        "openforecast": openforecast_files,
         "reasoning": {k: summary["reasoning"][k] for k in REASONING_SUMMARY},
     }
 
@@ -393,6 +406,7 @@ def _seal(meta: dict, out: Path, phases: dict[str, float]) -> dict[str, int]:
             "testset",
             "timelines",
             "tasks",
+            "openforecast",
             "reasoning",
         )
         write_json(

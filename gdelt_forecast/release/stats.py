@@ -116,6 +116,7 @@ def write_stats(con: duckdb.DuckDBPyConnection, out: Path, top_pairs: int = 20) 
         "funnel": [{k: v for k, v in r.items() if k != "top_reasons"} for r in funnel],
         "complex_events": len(timelines),
         "atomic_events": sum(r["atomic_events"] for r in timelines),
+        "plots": sorted(name for name in files if name.startswith("plots/")),
     }
 
 

@@ -12,7 +12,9 @@ record keeps the soundness rules 1, 4 and 5 (``gdelt_forecast.tasks.leakage``: p
 in its task's and split's file. ``news_terms`` holds every article of ``news`` and no
 other, each with one first term, its date, and term counts that add up to its text's
 length. ``tkg/`` decodes, line by line as RE-GCN reads it, to exactly the rows of
-``quads``, each in the split its date says, with ids from 0 without gaps.
+``quads``, each in the split its date says, with ids from 0 without gaps. ``openforecast/``
+holds exactly the lines the checked task files give (so its ``known_timeline`` are their
+backgrounds).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from gdelt_forecast.dates import month_range
 from gdelt_forecast.files import parquet_rows, sha256
 from gdelt_forecast.reasoning import TASKS as REASONING
 from gdelt_forecast.reasoning.checks import unsound
-from gdelt_forecast.release import card
+from gdelt_forecast.release import card, openforecast
 from gdelt_forecast.release.layout import TABLES
 from gdelt_forecast.release.manifest import MANIFEST, on_disk
 from gdelt_forecast.tasks import leakage
@@ -54,12 +56,17 @@ def verify(root: Path) -> list[str]:
     if problems:  # tables that fail their checksum are not worth reading further
         return problems
     problems += _schemas(root, listed)
-    return problems or (
+    if problems:
+        return problems
+    problems = (
         _leakage(root, manifest, listed)
         + _task_leakage(root, listed)
         + _reasoning(root, listed)
         + _tkg(root, manifest)
     )
+    # openforecast/ is compared with task files that passed their own checks: a breach in
+    # those is named there, once.
+    return problems or _openforecast(root, manifest)
 
 
 def _files(root: Path, listed: dict[str, dict]) -> list[str]:
@@ -214,6 +221,34 @@ def _reasoning(root: Path, listed: dict[str, dict]) -> list[str]:
                     why = unsound(row)
                 if why:
                     problems.append(f"{path}: {row['id']}: {why}")
+    return problems
+
+
+def _openforecast(root: Path, manifest: dict) -> list[str]:
+    """``openforecast/`` holds exactly the lines the release's checked task files give, so
+    a model shown its ``known_timeline`` sees only what the task records' backgrounds hold."""
+    if "openforecast" not in manifest:  # a release from before openforecast/
+        return []
+    expected, summary = openforecast.lines(root)
+    problems = []
+    if summary != manifest["openforecast"]:
+        problems.append(f"{MANIFEST}: openforecast differs from what the task files give")
+    folder = root / openforecast.FOLDER
+    present = {p.stem for p in folder.glob("*.json")} if folder.exists() else set()
+    for split in sorted(present - set(expected)):
+        problems.append(f"{openforecast.FOLDER}/{split}.json: no task records of {split}")
+    for split, rows in expected.items():
+        path = f"{openforecast.FOLDER}/{split}.json"
+        if split not in present:
+            problems.append(f"{path}: missing")
+            continue
+        found = (root / path).read_text(encoding="utf-8").splitlines()
+        if len(found) != len(rows):
+            problems.append(f"{path}: {len(found)} lines, the task files give {len(rows)}")
+        for number, (line, row) in enumerate(zip(found, rows, strict=False), 1):
+            if line != row:
+                ce = json.loads(row)["complex_event_id"]
+                problems.append(f"{path}: line {number} ({ce}) is not what the task files give")
     return problems
 
 

@@ -32,7 +32,7 @@ from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm import summarize
 from gdelt_forecast.release.manifest import MANIFEST
 from gdelt_forecast.tasks import TASKS, lrae
-from gdelt_forecast.testset.evaluate import coverage, predictions_by_id
+from gdelt_forecast.testset.evaluate import bad_lines_note, coverage, predictions_by_id
 
 CLOSED = ("MCNC", "MCAC", "VQA")
 _LETTER = re.compile(r"\(([A-D])\)")
@@ -104,7 +104,12 @@ def render(result: dict) -> str:
         f"{result['bad_lines']} bad lines)"
     )
     if "f1" not in result:
-        return f"{head}; accuracy {result['accuracy']:.2f}% ({result['unparseable']} unparseable)"
+        return "\n".join(
+            [
+                f"{head}; accuracy {result['accuracy']:.2f}% ({result['unparseable']} unparseable)",
+                *bad_lines_note(result),
+            ]
+        )
     strict = result["strict"]
     lines = [
         head,
@@ -120,7 +125,7 @@ def render(result: dict) -> str:
         lines.append(
             f"accuracy {result['accuracy']:.2f}% (without evidence {strict['accuracy']:.2f}%)"
         )
-    return "\n".join([*lines, result["llm"]["line"]])
+    return "\n".join([*lines, *bad_lines_note(result), result["llm"]["line"]])
 
 
 def _records(path: Path, task: str, split: str | None) -> list[dict]:

@@ -8,7 +8,7 @@ and AQA, with the timelines' client (cache, retries, ``llm.model`` as the judge)
    predictions are TP; labels no prediction matched are FN.
 3. Stage 2: every prediction stage 1 called wrong is judged again against the top
    ``EVIDENCE_K`` paragraphs of our own news corpus, retrieved by embedding similarity
-   (all-MiniLM-L6-v2 from its package, or ``release.embedding_url``) among the documents
+   (the local all-MiniLM-L6-v2, or ``release.embedding_url``) among the documents
    dated after the record's cut. The paper searches the web (Serper) and embeds with
    bge-large-en-1.5; offline, the release's ``news/`` is the evidence. Supported
    predictions are MTP, the rest FP.

@@ -336,9 +336,26 @@ def _jsonl(path: Path) -> Iterator[dict]:
                     raise ValueError(f"{path}:{number}: not JSON: {e}") from None
 
 
-def load_predictions(path: Path, key: str = "query_id") -> tuple[dict[str, object], Counter]:
-    """``key`` value -> raw prediction (the last line wins), and counts of bad and repeated
-    lines.
+BAD_LINES_SHOWN = 10
+
+
+class LineCounts(Counter):
+    """Counts of a predictions file's bad and repeated lines, and the first bad lines, each
+    as "line N is ..." (the file's bytes are read, so an undecodable line is one of them)."""
+
+    def __init__(self):
+        super().__init__()
+        self.bad: list[str] = []
+
+    def add_bad(self, why: str) -> None:
+        self["bad_lines"] += 1
+        if len(self.bad) < BAD_LINES_SHOWN:
+            self.bad.append(why)
+
+
+def load_predictions(path: Path, key: str = "query_id") -> tuple[dict[str, object], LineCounts]:
+    """``key`` value -> raw prediction (the last line of an id wins: a file appended to by a
+    re-run ends with its newest answers), and counts of bad and repeated lines.
 
     A line that is not a JSON object with a ``key`` (or not UTF-8) only counts as a bad line
     (its record scores as missing), but a file whose every line is one (a JSON array, plain
@@ -346,17 +363,13 @@ def load_predictions(path: Path, key: str = "query_id") -> tuple[dict[str, objec
     is no error.
     """
     predictions: dict[str, object] = {}
-    counts: Counter = Counter()
-    first_bad = ""
+    counts = LineCounts()
     with open(path, "rb") as f:
         for number, raw in enumerate(f, 1):
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                counts["bad_lines"] += 1
-                first_bad = (
-                    first_bad or f"line {number} is not UTF-8 ({exc.reason} at byte {exc.start})"
-                )
+                counts.add_bad(f"line {number} is not UTF-8 ({exc.reason} at byte {exc.start})")
                 continue
             if not line.strip():
                 continue
@@ -365,21 +378,21 @@ def load_predictions(path: Path, key: str = "query_id") -> tuple[dict[str, objec
             except ValueError:
                 record = _NOT_JSON
             if not isinstance(record, dict) or record.get(key) is None:
-                counts["bad_lines"] += 1  # no id to blame: that record counts as missing
-                first_bad = first_bad or f"line {number} is {_what(record, key)}"
+                # no id to blame: that record counts as missing
+                counts.add_bad(f"line {number} is {_what(record, key)}")
                 continue
             record_id = str(record[key])
             counts["duplicate_ids"] += record_id in predictions
             predictions[record_id] = record.get("prediction")
-    if first_bad and not predictions:
+    if counts.bad and not predictions:
         raise ValueError(
-            f"{path}: no line is a JSON object with a {key} ({first_bad}): predictions are "
+            f"{path}: no line is a JSON object with a {key} ({counts.bad[0]}): predictions are "
             f'JSON Lines, one {{"{key}": ..., "prediction": ...}} object per line'
         )
     return predictions, counts
 
 
-def predictions_by_id(path: Path, error: type[Exception]) -> tuple[dict[str, object], Counter]:
+def predictions_by_id(path: Path, error: type[Exception]) -> tuple[dict[str, object], LineCounts]:
     """:func:`load_predictions` keyed by ``id`` (the task records' key), its failures as
     ``error`` in one line naming the file."""
     try:
@@ -390,7 +403,17 @@ def predictions_by_id(path: Path, error: type[Exception]) -> tuple[dict[str, obj
         raise error(str(exc).splitlines()[0]) from None
 
 
-def coverage(ids: set[str], predictions: dict, counts: Counter) -> dict[str, int]:
+def bad_lines_note(result: dict) -> list[str]:
+    """The report's line naming the first bad lines of the predictions file, if any."""
+    bad = result.get("bad_lines_first") or []
+    return (
+        [f"bad lines: {'; '.join(bad)}" + ("; ..." if len(bad) == BAD_LINES_SHOWN else "")]
+        if bad
+        else []
+    )
+
+
+def coverage(ids: set[str], predictions: dict, counts: LineCounts) -> dict:
     """How the predictions cover the records ``ids``: the counts every report starts with."""
     return {
         "records": len(ids),
@@ -399,6 +422,7 @@ def coverage(ids: set[str], predictions: dict, counts: Counter) -> dict[str, int
         "unknown_ids": len(set(predictions) - ids),
         "bad_lines": counts["bad_lines"],
         "duplicate_ids": counts["duplicate_ids"],
+        "bad_lines_first": counts.bad,
     }
 
 
@@ -433,7 +457,7 @@ def evaluate(queries_path: Path, predictions_path: Path) -> dict:
 
 
 def score(
-    queries: Sequence[Query], predictions: Mapping[str, object], counts: Counter | None = None
+    queries: Sequence[Query], predictions: Mapping[str, object], counts: LineCounts | None = None
 ) -> dict:
     """The overall block, warnings, and breakdowns by horizon and by the answer's quad classes.
 
@@ -476,6 +500,7 @@ def score(
 
     return aggregate([r for _, r in scored]) | {
         "warnings": warnings,
+        "bad_lines_first": counts.bad if counts else [],
         "by_horizon": {h: aggregate(rs) for h, rs in by_horizon.items()},
         "by_quad_class": {label: aggregate(rs) for label, rs in by_quad.items() if rs},
     }
@@ -507,7 +532,7 @@ def render(result: dict) -> str:
         if groups:
             lines += ["", *_breakdown(title, groups)]
     warnings = "  ".join(f"{k}={v}" for k, v in result["warnings"].items())
-    lines += ["", f"warnings: {warnings}"]
+    lines += ["", f"warnings: {warnings}", *bad_lines_note(result)]
     return "\n".join(lines)
 
 

@@ -64,6 +64,8 @@ TABLES = {
         "answers": pa.array([["042", "043"], [], None], pa.list_(pa.string())),
     }),
     "reference/relations.parquet": pa.table({"code": ["01", "010"], "level": [1, 2]}),
+    # an empty split (the demo's STF train): its file travels, no record set yields nothing
+    "tasks/STF/train.parquet": pa.table({"id": pa.array([], pa.string())}),
 }  # fmt: skip
 
 
@@ -107,6 +109,8 @@ def test_every_table_reads_back_with_its_row_count(dataset: mlcroissant.Dataset)
     rows = {"events": 4, "funnel": 2, "relations": 2, "queries": 3}  # in layout.TABLES order
     assert [rs.name for rs in dataset.metadata.record_sets] == list(rows)
     assert {name: len(_records(dataset, name)) for name in rows} == rows
+    files = {f.name for f in dataset.metadata.distribution}
+    assert "tasks/STF/train.parquet" in files
 
 
 def test_values_read_back(dataset: mlcroissant.Dataset) -> None:
@@ -160,7 +164,7 @@ def test_license_url() -> None:
 def test_nested_lists_are_refused(tmp_path: Path) -> None:
     table = pa.table({"x": pa.array([[["a"]]], pa.list_(pa.list_(pa.string())))})
     pq.write_table(table, tmp_path / "subset.parquet")
-    files = [{"path": "testset/subset.parquet", "bytes": 1, "sha256": "0" * 64}]
+    files = [{"path": "testset/subset.parquet", "bytes": 1, "sha256": "0" * 64, "rows": 1}]
     (tmp_path / "testset").mkdir()
     (tmp_path / "subset.parquet").rename(tmp_path / "testset/subset.parquet")
     with pytest.raises(TypeError, match="subset/x"):

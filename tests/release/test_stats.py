@@ -197,7 +197,9 @@ def test_counts_per_relation_pair_and_day(con, tmp_path):
         "relations_level2": 5,
         "complex_events": 2,
         "atomic_events": 4,
+        "plots": sorted(f"plots/{p.name}" for p in (tmp_path / "plots").glob("*.png")),
     }
+    assert len(card["plots"]) == 7
     stories = [
         (r["complex_event_id"], r["n_documents"], r["atomic_events"], r["dated_events"])
         for r in rows(tmp_path, "timelines")

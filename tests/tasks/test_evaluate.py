@@ -11,7 +11,7 @@ import pytest
 from gdelt_forecast.cli import main
 from gdelt_forecast.config import load_config
 from gdelt_forecast.runner import run
-from gdelt_forecast.tasks.evaluate import TaskEvaluateError, evaluate_tasks, parse_choice
+from gdelt_forecast.tasks.evaluate import TaskEvaluateError, evaluate_tasks, parse_choice, render
 from gdelt_forecast.tasks.lrae import atomic
 from tests.llm.scripted import MODEL, ScriptedServer, answer
 from tests.release.conftest import MONTH, REPO, demo_month
@@ -84,6 +84,12 @@ def test_accuracy_of_the_closed_tasks_equals_a_hand_count(demo, tmp_path):
         )
         result = evaluate_tasks(demo, task, tasks_dir(demo), preds)
         assert (result["accuracy"], result["unparseable"]) == (one, 1)
+        # bytes, not trust: an undecodable line is a counted bad line, named by its number
+        preds.write_bytes(preds.read_bytes() + b'{"id": "x", "prediction": "\xff"}\n')
+        result = evaluate_tasks(demo, task, tasks_dir(demo), preds)
+        assert (result["accuracy"], result["bad_lines"]) == (one, 1)
+        assert result["bad_lines_first"] == ["line 3 is not UTF-8 (invalid start byte at byte 27)"]
+        assert "bad lines: line 3 is not UTF-8" in render(result)
     only_test = tmp_path / "only-test"
     only_test.mkdir()
     table = pq.read_table(tasks_dir(demo) / "MCNC")

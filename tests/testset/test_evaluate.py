@@ -376,6 +376,9 @@ def test_a_line_that_is_not_utf8_is_a_bad_line(queries_jsonl: Path, predictions:
     r = evaluate(queries_jsonl, broken)
     assert r["warnings"]["bad_lines"] == good["warnings"]["bad_lines"] + 1
     assert r["first_level"] == good["first_level"]  # every other line still scores
+    lines = len(broken.read_bytes().splitlines())
+    reason = f"line {lines} is not UTF-8 (invalid start byte at byte 34)"
+    assert r["bad_lines_first"][-1] == reason and reason in render(r)
     only = predictions.with_name("only.jsonl")
     only.write_bytes(b"\xff\xfe not a predictions file\n")
     with pytest.raises(
