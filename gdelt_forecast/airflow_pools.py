@@ -35,7 +35,8 @@ def airflow_command() -> str:
     found = str(beside) if beside.exists() else shutil.which("airflow")
     if found is None:
         raise StageError(
-            "the airflow command is not installed: pip install 'gdelt-forecast[airflow]'"
+            "the airflow command is not installed: `make airflow` (or pip install "
+            "'.[airflow]' -c constraints.txt in a checkout)"
         )
     return found
 

@@ -240,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     board.add_argument("--release", required=True, help="a release folder or version name")
 
-    air = stages.add_parser("airflow", help="Airflow set-up: `airflow init`")
+    air = stages.add_parser("airflow", help="Airflow: `airflow init`, `airflow wait DAG`")
     air_actions = air.add_subparsers(dest="action", required=True, parser_class=_Parser)
     air_actions.add_parser(
         "init",
@@ -248,6 +248,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="migrate Airflow's database and create the pools the DAGs run in",
         description="Run `airflow db migrate`, then `airflow pools set` for every pool the "
         "DAGs use (gdelt_forecast/airflow_pools.py). Safe to run again.",
+    )
+    air_wait = air_actions.add_parser(
+        "wait",
+        parents=[common],
+        help="wait for a DAG's newest manual run; exit 0 when it succeeded",
+        description="Wait for the newest manual run of DAG (the one `airflow dags trigger` "
+        "queued) to finish: exit 0 when it succeeded, 1 naming the tasks that did not.",
+    )
+    air_wait.add_argument("dag_id", metavar="DAG")
+    air_wait.add_argument(
+        "--timeout", type=float, default=1800, help="seconds to wait at most (default 1800)"
     )
 
     art = stages.add_parser("articles", help="news articles: fetch, process, explain")
@@ -395,6 +406,12 @@ def _evaluate(args: argparse.Namespace, cfg: Config) -> int:
 
 
 def _airflow(args: argparse.Namespace, cfg: Config) -> int:
+    if args.action == "wait":
+        from gdelt_forecast.airflow_runs import wait
+
+        succeeded, line = wait(args.dag_id, args.timeout)
+        print(line)
+        return 0 if succeeded else 1
     from gdelt_forecast.airflow_pools import init
 
     for line in init():

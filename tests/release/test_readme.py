@@ -1,0 +1,99 @@
+"""The README runs as written: every `sh` and `python` block, in order, in one bash, from a
+copy of this checkout after `make demo` (the session's demo data root, with the mirror and
+the web archive `make demo` leaves in it) whose `.venv` is this environment, on a free port
+for Airflow. A block marked `<!-- readme: REASON -->` runs elsewhere, for one of the REASONS
+below; any other block that fails, fails this test."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.release.conftest import REPO
+
+REASONS = {
+    "set-up, run by .ci/run",  # make demo, make test
+    "needs a GPU",
+    "needs an LLM server",  # tests/vllm/test_readme.py runs these against vLLM
+}
+BLOCK = re.compile(
+    r"(?:<!-- readme: (?P<reason>[^>]*?) -->\n)?```(?P<lang>sh|python)\n(?P<code>.*?)```", re.S
+)
+OLD = (
+    1_577_836_800  # 2020-01-01: the copies are older than .venv's stamps, so make installs nothing
+)
+
+
+def blocks(text: str) -> list[tuple[str | None, str, str]]:
+    return [(m["reason"], m["lang"], m["code"]) for m in BLOCK.finditer(text)]
+
+
+def script(text: str) -> str:
+    parts = ["set -euo pipefail"]
+    for reason, lang, code in blocks(text):
+        if reason is not None:
+            continue
+        if lang == "python":
+            code = f".venv/bin/python - <<'README_PYTHON'\n{code}README_PYTHON\n"
+        parts.append(code)
+    return "\n".join(parts)
+
+
+def checkout(folder: Path) -> None:
+    """This checkout's files as they stand (tracked and new), dated 2020."""
+    listed = subprocess.run(["git", "-C", str(REPO), "ls-files", "-co", "--exclude-standard"],
+                            capture_output=True, text=True, check=True).stdout  # fmt: skip
+    for name in listed.splitlines():
+        if (REPO / name).is_file():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, folder / name)
+    for path in [folder, *folder.rglob("*")]:
+        os.utime(path, (OLD, OLD), follow_symlinks=False)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_every_block_is_run_or_says_where_it_runs():
+    found = blocks((REPO / "README.md").read_text())
+    assert {reason for reason, _, _ in found} - {None} <= REASONS
+    assert sum(reason is None for reason, _, _ in found) >= 10
+    # nothing between fences is left unparsed: every sh or python fence opens a block
+    fences = re.findall(r"^```(sh|python)$", (REPO / "README.md").read_text(), re.M)
+    assert len(fences) == len(found)
+
+
+def test_the_readme_runs_as_written(demo_cfg, release, tmp_path):
+    work = tmp_path / "gdelt-forecast"
+    checkout(work)
+    (work / ".venv").symlink_to(Path(sys.prefix))
+    shutil.copytree(demo_cfg.data_root, work / "demo-data", symlinks=True)
+    shutil.copytree(demo_cfg.data_root.parent / "mirror", work / "demo-data" / "mirror")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GDELT_FORECAST_", "AIRFLOW"))}  # fmt: skip
+    env["AIRFLOW_PORT"] = str(free_port())
+    # `make airflow` must find .venv up to date: it would otherwise install into this
+    # environment from the copy.
+    stale = subprocess.run(["make", "-q", ".venv/.airflow"], cwd=work, env=env)
+    assert stale.returncode == 0, "build .venv with `make test` first (make's stamps missing)"
+    try:
+        done = subprocess.run(
+            ["bash", "-c", script((REPO / "README.md").read_text())],
+            cwd=work, env=env, capture_output=True, text=True, timeout=1200,
+        )  # fmt: skip
+    finally:
+        subprocess.run(["make", "airflow-down"], cwd=work, env=env, capture_output=True)
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out[-6000:]
+    assert re.search(r"build_testset manual__\S+: success", out)
+    assert re.search(r"monthly_refresh manual__\S+: success", out)
+    assert re.search(r"release verify demo-data/releases/\S+: sound", out)
+    assert "accuracy" in out and "MIRAI scores over" in out
