@@ -37,7 +37,7 @@ checks their records and copies their files, with the default config (configs/de
 history from 2025-01-01, of which only August has data; DuckDB at release.memory_limit
 (1GB), all cores; the local all-MiniLM-L6-v2) under a fresh version name, in a fresh
 subprocess: wall seconds of the whole and of the release alone, and peak RSS as that
-child's ru_maxrss (DuckDB, pyarrow and torch allocate in the same process, so they are
+child's ru_maxrss (DuckDB, pyarrow and ONNX Runtime allocate in the same process, so they are
 counted). The phases are each stage's seconds and the release's own steps as its summary
 reports them (``phases``: the table exports with MIRAI's CSVs, ``news_terms/``, ``tkg/``,
 the stages' files, MIRAI's info folder with the embeddings, the baselines, the statistics
