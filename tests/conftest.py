@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
+import subprocess
 import threading
 import uuid
 from collections import Counter, defaultdict
@@ -24,6 +26,18 @@ EXPORT_CSV = FIXTURES / f"{SLOT}.export.CSV"
 MENTIONS_CSV = FIXTURES / f"{SLOT}.mentions.CSV"
 # Demo-only days derived from the real slot (fixtures/gdelt/demo-days/README.md).
 DEMO_DAYS_CSV = sorted((FIXTURES / "demo-days").glob("*.CSV"))
+
+
+def copy_worktree(folder: Path) -> None:
+    """This checkout's files as they stand, tracked and new (not ignored), into ``folder``:
+    what a test of the code as it is, not as last committed, starts from."""
+    repo = Path(__file__).resolve().parents[1]
+    listed = subprocess.run(["git", "-C", str(repo), "ls-files", "-co", "--exclude-standard"],
+                            capture_output=True, text=True, check=True).stdout  # fmt: skip
+    for name in listed.splitlines():
+        if (repo / name).is_file():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(repo / name, folder / name)
 
 
 def line_count(path: Path) -> int:

@@ -2,7 +2,6 @@
 (no .git), a build that is told the commit (the Docker image), and an editable checkout. The
 builds run without build isolation, on this environment's setuptools, so nothing is fetched."""
 
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -10,6 +9,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import copy_worktree
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -26,10 +27,7 @@ def clone(tmp_path_factory):
     tested is the code as it stands."""
     folder = tmp_path_factory.mktemp("clone") / "gdelt-forecast"
     run("git", "clone", "-q", str(REPO), str(folder))
-    for name in run("git", "-C", str(REPO), "ls-files", "-co", "--exclude-standard").splitlines():
-        if (REPO / name).is_file():
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / name, folder / name)
+    copy_worktree(folder)
     git = ["git", "-C", str(folder), "-c", "user.name=test", "-c", "user.email=test@localhost"]
     run(*git, "add", "-A")
     run(*git, "commit", "-q", "--allow-empty", "-m", "the working tree")

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import copy_worktree
 from tests.release.conftest import REPO
 
 REASONS = {
@@ -45,13 +46,8 @@ def script(text: str) -> str:
 
 
 def checkout(folder: Path) -> None:
-    """This checkout's files as they stand (tracked and new), dated 2020."""
-    listed = subprocess.run(["git", "-C", str(REPO), "ls-files", "-co", "--exclude-standard"],
-                            capture_output=True, text=True, check=True).stdout  # fmt: skip
-    for name in listed.splitlines():
-        if (REPO / name).is_file():
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / name, folder / name)
+    """This checkout's files as they stand, dated 2020."""
+    copy_worktree(folder)
     for path in [folder, *folder.rglob("*")]:
         os.utime(path, (OLD, OLD), follow_symlinks=False)
 
