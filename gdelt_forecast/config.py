@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, IPvAnyAddress, ValidationError, field_validator
 
 REPO_DEFAULT = Path(__file__).resolve().parents[1] / "configs" / "default.yaml"
 CONFIG_ENV = "GDELT_FORECAST_CONFIG"
@@ -136,6 +136,13 @@ class ArticlesConfig(_Section):
         [],
         description="Hosts fetched even though they resolve to loopback or private addresses "
         "(for tests and local mirrors, e.g. 127.0.0.1).",
+    )
+    resolve: dict[str, IPvAnyAddress] = Field(
+        {},
+        description="Host names answered without DNS, each with its address (curl's "
+        "--resolve), e.g. a local copy of a site, or the month benchmark's simulated news "
+        "hosts. The address is checked like a DNS answer: a loopback or private one needs "
+        "the host in allow_hosts too.",
     )
     archives: list[Path] = Field(
         [],

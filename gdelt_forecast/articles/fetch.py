@@ -166,7 +166,11 @@ class _Fetcher:
             pools=max(16, 2 * cfg.concurrency),
             per_pool=cfg.concurrency,
         )
-        self.robots = Robots(self.client, cfg.user_agent, cfg.allow_hosts) if cfg.robots else None
+        self.robots = (
+            Robots(self.client, cfg.user_agent, cfg.allow_hosts, cfg.resolve)
+            if cfg.robots
+            else None
+        )
         self.finished: queue.Queue[tuple[str, int, _Outcome]] = queue.Queue()
         self.in_flight = 0
         self.requests = 0
@@ -188,7 +192,7 @@ class _Fetcher:
         for _ in range(self.cfg.max_redirects + 1):
             out.final_url = current
             try:
-                target = resolve_and_check(current, self.cfg.allow_hosts)
+                target = resolve_and_check(current, self.cfg.allow_hosts, self.cfg.resolve)
             except Refused as exc:
                 return out.end("refused", str(exc))
             except Unresolvable as exc:

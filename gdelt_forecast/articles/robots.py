@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from urllib.parse import quote, unquote, urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
 
@@ -90,10 +90,17 @@ ALLOW_ALL = Rules("", "")
 class Robots:
     """The robots.txt answers of one run, fetched once per origin (scheme, host, port)."""
 
-    def __init__(self, client: PinnedClient, user_agent: str, allow_hosts: Collection[str]):
+    def __init__(
+        self,
+        client: PinnedClient,
+        user_agent: str,
+        allow_hosts: Collection[str],
+        pinned: Mapping[str, object] | None = None,
+    ):
         self._client = client
         self._token = product_token(user_agent)
         self._allow_hosts = allow_hosts
+        self._pinned = pinned
         self._rules: dict[Origin, Rules] = {}
         self._locks: dict[Origin, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -115,7 +122,7 @@ class Robots:
         url = f"{page.scheme}://{page.host_header}/robots.txt"
         for _ in range(MAX_REDIRECTS + 1):
             try:
-                target = resolve_and_check(url, self._allow_hosts)
+                target = resolve_and_check(url, self._allow_hosts, self._pinned)
             except Refused:
                 return ALLOW_ALL
             except Unresolvable as exc:

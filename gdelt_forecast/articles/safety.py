@@ -17,7 +17,7 @@ import ipaddress
 import socket
 import time
 import zlib
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -168,10 +168,14 @@ def resolve(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
-def resolve_and_check(url: str, allow_hosts: Collection[str]) -> Target:
-    """Resolve the URL's host and check every address; Refused or Unresolvable if not fit."""
+def resolve_and_check(
+    url: str, allow_hosts: Collection[str], pinned: Mapping[str, object] | None = None
+) -> Target:
+    """Resolve the URL's host (``pinned`` answers for the hosts it names, as
+    ``articles.resolve``) and check every address; Refused or Unresolvable if not fit."""
     scheme, host, port, path = split_url(url)
-    addresses = resolve(host, port)
+    answers = {_normal_host(name): str(address) for name, address in (pinned or {}).items()}
+    addresses = [answers[host]] if host in answers else resolve(host, port)
     if reason := check_addresses(host, addresses, allow_hosts):
         raise Refused(reason)
     return Target(url, scheme, host, port, tuple(addresses), path)

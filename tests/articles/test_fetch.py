@@ -440,6 +440,27 @@ def test_robots_txt_is_honoured(site_at, make_cfg):
     assert "HTTP 503" in ledger[urls[3]]["error"]
 
 
+def test_host_names_pinned_by_articles_resolve_are_fetched_with_their_robots(site, make_cfg):
+    site.serve(
+        "/robots.txt", html(b"User-agent: *\nDisallow: /private\n", Content_Type="text/plain")
+    )
+    port = site.base.rsplit(":", 1)[1]
+    urls = [
+        site.serve(p, html()).replace("127.0.0.1", "news-7.sim.test") for p in ("/a", "/private/b")
+    ]
+    cfg = make_cfg("articles.robots=true", "articles.resolve={news-7.sim.test: 127.0.0.1}",
+                   "articles.allow_hosts=[news-7.sim.test]")  # fmt: skip
+    summary = fetch_urls(cfg, urls)
+    assert statuses(cfg) == {urls[0]: "fetched", urls[1]: "robots"}
+    assert summary.robots_fetches == 1 and site.hits == Counter({"/robots.txt": 1, "/a": 1})
+    assert {h["Host"] for h in site.headers} == {f"news-7.sim.test:{port}"}
+    # pinned, but not allowed: its loopback address is refused as a DNS answer would be
+    other = site.serve("/c", html()).replace("127.0.0.1", "news-7.sim.test")
+    cfg = make_cfg("articles.resolve={news-7.sim.test: 127.0.0.1}", "articles.allow_hosts=[]")
+    fetch_urls(cfg, [other])
+    assert statuses(cfg)[other] == "refused" and site.hits["/c"] == 0
+
+
 def test_robots_txt_redirects_are_followed_and_checked(site_at, make_cfg):
     moved, escaping, outside = site_at(HOSTS[0]), site_at(HOSTS[1]), site_at("127.0.0.2")
     moved.serve("/robots.txt", status(301, Location="/rules.txt"))

@@ -312,3 +312,13 @@ def test_https_is_pinned_but_keeps_sni_and_certificate_checks(tls_files, fake_dn
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+def test_pinned_hosts_skip_dns_but_not_the_address_check(fake_dns):
+    pinned = {"News-1.Sim.Test.": "127.0.0.1"}  # names compare as hosts do
+    target = resolve_and_check("http://news-1.sim.test:8080/a", ["news-1.sim.test"], pinned)
+    assert (target.addresses, target.host, target.port) == (("127.0.0.1",), "news-1.sim.test", 8080)
+    with pytest.raises(Refused, match="news-1.sim.test resolves to 127.0.0.1, a loopback"):
+        resolve_and_check("http://news-1.sim.test/a", [], pinned)
+    fake_dns["other.example"] = ["93.184.216.34"]  # hosts it does not name still ask DNS
+    assert resolve_and_check("http://other.example/", [], pinned).addresses == ("93.184.216.34",)
