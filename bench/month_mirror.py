@@ -8,8 +8,10 @@ countries, CAMEO codes and sources keep the real distributions, and moves them i
 
 - export: a new GLOBALEVENTID (unique across the month), SQLDATE and DATEADDED of the slot
   (so MIRAI's same-day rule keeps them as real rows of that day would be kept), and a
-  SOURCEURL of its own on one of ``hosts`` simulated news hosts (``news-<n>.sim.test``), so
-  that the news web of the bench can serve a page per URL and every host sees its share;
+  SOURCEURL of its own on one of ``hosts`` simulated news hosts (``news-<n>.sim.test``, on
+  ``port``), so that the news web of the bench (bench/news_web.py) serves a page per URL
+  and every host sees its share; one URL in eight sits under ``/private/``, which some
+  hosts' robots.txt disallow;
 - mentions: each row mentions one of the slot's new events, at the slot's time, by its real
   source name (the daily-mentions measure counts those).
 
@@ -61,7 +63,7 @@ def _stamp(t: datetime) -> bytes:
 
 
 def _slot(rng: random.Random, real: dict[str, list[list[bytes]]], t: datetime, first_id: int,
-          hosts: int, urls: dict[str, str]) -> dict[str, bytes]:  # fmt: skip
+          hosts: int, port: int, urls: dict[str, str]) -> dict[str, bytes]:  # fmt: skip
     stamp, day = _stamp(t), t.strftime("%Y%m%d").encode()
     export = []
     for n, row in enumerate(rng.choices(real["export"], k=PER_SLOT["export"])):
@@ -69,7 +71,8 @@ def _slot(rng: random.Random, real: dict[str, list[list[bytes]]], t: datetime, f
         event_id = first_id + n
         original = row[SOURCEURL].decode("utf-8", "replace")
         host = int(hashlib.sha256(urlsplit(original).netloc.encode()).hexdigest(), 16) % hosts
-        url = f"http://news-{host}.sim.test/{t:%Y/%m/%d}/{event_id}"
+        private = "private/" if event_id % 8 == 0 else ""
+        url = f"http://news-{host}.sim.test:{port}/{private}{t:%Y/%m/%d}/{event_id}"
         urls[url] = original
         row[EXPORT_ID], row[SQLDATE], row[DATEADDED] = b"%d" % event_id, day, stamp
         row[MONTHYEAR], row[YEAR] = day[:6], day[:4]
@@ -87,8 +90,18 @@ def _slot(rng: random.Random, real: dict[str, list[list[bytes]]], t: datetime, f
             for t, rows in (("export", export), ("mentions", mentions))}  # fmt: skip
 
 
-def build(mirror: Path, start: date, days: int, per_day: int = 96, *, hosts: int = 200,
-          missing: int = 2, corrupt: int = 1, seed: int = 0) -> MonthMirror:  # fmt: skip
+def build(
+    mirror: Path,
+    start: date,
+    days: int,
+    per_day: int = 96,
+    *,
+    hosts: int = 200,
+    port: int = 80,
+    missing: int = 2,
+    corrupt: int = 1,
+    seed: int = 0,
+) -> MonthMirror:
     """Write the mirror (zips, masterfilelist.txt) into ``mirror``; what it serves."""
     real = {t: [line.split(b"\t") for line in p.read_bytes().splitlines()] for t, p in REAL.items()}
     rng = random.Random(seed)
@@ -96,7 +109,7 @@ def build(mirror: Path, start: date, days: int, per_day: int = 96, *, hosts: int
     made = MonthMirror(slots=[_stamp(t).decode() for t in times], rows={"export": 0, "mentions": 0})
     entries = []
     for k, t in enumerate(times):
-        data = _slot(rng, real, t, FIRST_ID + k * PER_SLOT["export"], hosts, made.urls)
+        data = _slot(rng, real, t, FIRST_ID + k * PER_SLOT["export"], hosts, port, made.urls)
         for table, blob in data.items():
             entries.append(add_file(mirror, f"{_stamp(t).decode()}.{table}.CSV", blob))
             made.rows[table] += blob.count(b"\n")

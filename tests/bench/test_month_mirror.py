@@ -51,4 +51,4 @@ def test_a_day_of_eight_slots_ingests_with_every_line_accounted_for(tmp_path):
 
 
 def urlsplit_host(url: str) -> str:
-    return url.split("/")[2]
+    return url.split("/")[2].split(":")[0]

@@ -1,0 +1,137 @@
+"""The news web of bench/bench_month.py (issue 25): one HTTP server on 127.0.0.1 that answers
+for every simulated news host of bench/month_mirror.py (``articles.resolve`` sends them all
+to it, ``articles.allow_hosts`` lets the fetcher in), as the web answers a month's sources.
+
+Each page's text is real: paragraphs of the real article bodies in tests/fixtures/articles
+(their ground truth), a seeded choice and order per URL, so no two URLs share a text (a
+shared text would be one document) and the cleaning stage meets real prose. The template
+around them is ours. What each host does is drawn from ``seed``:
+
+- ``robots``: robots.txt disallows ``/private/``, where a share of its URLs sit;
+- ``limited``: more than one request in ``window_s`` answers 429 with ``Retry-After: 1``;
+- ``slow``: every answer waits ``slow_s`` first;
+- ``dead``: every answer is 503;
+- ``redirect``: a page answers 301 to the same page under ``/moved``;
+- ``binary``: a page answers as a PDF (not HTML: the fetcher drops it).
+
+``counts`` keeps the requests and answers per kind, so the bench can tell how many requests
+politeness and faults cost.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+REPO = Path(__file__).resolve().parents[1]
+GROUND_TRUTH = REPO / "tests/fixtures/articles/ground-truth.json"
+KINDS = ("robots", "limited", "slow", "dead", "redirect", "binary")
+
+
+def paragraphs() -> list[str]:
+    bodies = json.loads(GROUND_TRUTH.read_text(encoding="utf-8")).values()
+    return [p.strip() for b in bodies for p in b["articleBody"].split("\n") if len(p.strip()) > 60]
+
+
+class NewsWeb:
+    def __init__(self, hosts: int, *, seed: int = 0, shares: dict[str, float] | None = None,
+                 window_s: float = 0.2, slow_s: float = 1.0):  # fmt: skip
+        rng = random.Random(seed)
+        shares = {"robots": 0.1, "limited": 0.1, "slow": 0.05, "dead": 0.02, **(shares or {})}
+        self.kinds = {
+            f"news-{n}.sim.test": {
+                k for k in ("robots", "limited", "slow", "dead") if rng.random() < shares[k]
+            }  # fmt: skip
+            for n in range(hosts)
+        }
+        self.redirect_share = shares.get("redirect", 0.03)
+        self.binary_share = shares.get("binary", 0.02)
+        self.window_s, self.slow_s, self.seed = window_s, slow_s, seed
+        self.pool = paragraphs()
+        self.counts: Counter[str] = Counter()
+        self.last: dict[str, float] = {}
+        self.lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self.server.web = self
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> NewsWeb:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def fetch_config(self) -> list[str]:
+        """The ``--set`` overrides that send the fetcher here."""
+        hosts = sorted(self.kinds)
+        return [
+            "articles.resolve={" + ", ".join(f"{h}: 127.0.0.1" for h in hosts) + "}",
+            f"articles.allow_hosts=[{', '.join(hosts)}]",
+        ]
+
+    def draw(self, url: str) -> random.Random:
+        return random.Random(f"{self.seed}:{urlsplit(url).path.removeprefix('/moved')}")
+
+    def page(self, host: str, path: str) -> tuple[int, dict[str, str], bytes]:
+        """The answer to ``GET path`` on ``host``: status, headers, body."""
+        kinds = self.kinds.get(host)
+        if kinds is None:
+            return 404, {}, b""
+        if "slow" in kinds:
+            time.sleep(self.slow_s)
+        if "dead" in kinds:
+            return 503, {}, b""
+        if "limited" in kinds:
+            with self.lock:
+                now, before = time.monotonic(), self.last.get(host, 0.0)
+                self.last[host] = now
+            if now - before < self.window_s:
+                return 429, {"Retry-After": "1"}, b""
+        if path == "/robots.txt":
+            if "robots" in kinds:
+                return 200, {"Content-Type": "text/plain"}, b"User-agent: *\nDisallow: /private/\n"
+            return 404, {}, b""
+        draw = self.draw(path)  # the same draws for a page and its moved copy
+        redirect, binary = draw.random(), draw.random()
+        if not path.startswith("/moved") and redirect < self.redirect_share:
+            return 301, {"Location": f"/moved{path}"}, b""
+        if binary < self.binary_share:
+            return 200, {"Content-Type": "application/pdf"}, b"%PDF-1.4 simulated\n"
+        chosen = draw.sample(self.pool, k=min(len(self.pool), draw.randint(4, 8)))
+        title = chosen[0][:70]
+        body = "".join(f"<p>{p}</p>\n" for p in chosen)
+        html = (
+            f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}'
+            f"</title></head><body><article><h1>{title}</h1>\n{body}</article></body></html>"
+        )
+        return 200, {"Content-Type": "text/html; charset=utf-8"}, html.encode()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self):  # noqa: N802 (http.server's naming)
+        web: NewsWeb = self.server.web
+        host = (self.headers.get("Host") or "").split(":")[0].lower()
+        status, headers, body = web.page(host, self.path)
+        with web.lock:
+            web.counts["requests"] += 1
+            web.counts[str(status)] += 1
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
