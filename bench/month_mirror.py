@@ -42,7 +42,7 @@ FIRST_ID = 2_000_000_000  # above any real GLOBALEVENTID of 2025
 @dataclass
 class MonthMirror:
     slots: list[str]
-    rows: dict[str, int] = field(default_factory=dict)  # table -> rows served
+    rows: dict[str, int] = field(default_factory=dict)  # table -> rows written, all files
     missing: list[str] = field(default_factory=list)  # file names listed but absent
     corrupt: list[str] = field(default_factory=list)  # file names whose md5 does not match
     urls: dict[str, str] = field(default_factory=dict)  # SOURCEURL -> its real page's URL
