@@ -57,7 +57,7 @@ class NewsWeb:
         self.counts: Counter[str] = Counter()
         self.last: dict[str, float] = {}
         self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self.server = _Server(("127.0.0.1", 0), _Handler)
         self.server.web = self
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -114,6 +114,14 @@ class NewsWeb:
             f"</title></head><body><article><h1>{title}</h1>\n{body}</article></body></html>"
         )
         return 200, {"Content-Type": "text/html; charset=utf-8"}, html.encode()
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A client that gave up (a read timeout on a slow host) resets its connection: counted,
+        # not printed as a traceback.
+        with self.web.lock:
+            self.web.counts["reset"] += 1
 
 
 class _Handler(BaseHTTPRequestHandler):
