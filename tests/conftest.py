@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import socket
 import subprocess
 import threading
 import uuid
@@ -26,6 +27,13 @@ EXPORT_CSV = FIXTURES / f"{SLOT}.export.CSV"
 MENTIONS_CSV = FIXTURES / f"{SLOT}.mentions.CSV"
 # Demo-only days derived from the real slot (fixtures/gdelt/demo-days/README.md).
 DEMO_DAYS_CSV = sorted((FIXTURES / "demo-days").glob("*.CSV"))
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now, for a server a test starts."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def copy_worktree(folder: Path) -> None:

@@ -6,12 +6,12 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
 
 from gdelt_forecast.airflow_pools import MARK, POOLS
+from tests.conftest import free_port
 from tests.dags.conftest import AIRFLOW, REPO, python
 
 
@@ -69,17 +69,11 @@ def test_every_pooled_task_waits_for_the_pools_check(airflow_env):
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_a_run_without_the_pools_fails_at_once_under_a_real_scheduler(tmp_path):
     """`airflow standalone` (scheduler, DAG processor, API server, LocalExecutor) on a fresh
     home where nobody ran `gdelt-forecast airflow init`: a triggered monthly_refresh fails
     within seconds at its `pools` task, naming the pools, instead of waiting for ever."""
-    api = _free_port()
+    api = free_port()
     env = {
         **os.environ,
         "PATH": f"{Path(AIRFLOW).parent}{os.pathsep}{os.environ['PATH']}",  # it runs `airflow`
@@ -92,8 +86,8 @@ def test_a_run_without_the_pools_fails_at_once_under_a_real_scheduler(tmp_path):
         "AIRFLOW__API__HOST": "127.0.0.1",
         "AIRFLOW__API__PORT": str(api),
         "AIRFLOW__CORE__EXECUTION_API_SERVER_URL": f"http://127.0.0.1:{api}/execution/",
-        "AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT": str(_free_port()),
-        "AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT": str(_free_port()),
+        "AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT": str(free_port()),
+        "AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT": str(free_port()),
         "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "5",
     }
 

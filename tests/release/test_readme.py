@@ -9,12 +9,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import copy_worktree
+from tests.conftest import copy_worktree, free_port
 from tests.release.conftest import REPO
 
 REASONS = {
@@ -50,12 +49,6 @@ def checkout(folder: Path) -> None:
     copy_worktree(folder)
     for path in [folder, *folder.rglob("*")]:
         os.utime(path, (OLD, OLD), follow_symlinks=False)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def test_every_block_is_run_or_says_where_it_runs():

@@ -16,7 +16,7 @@ from gdelt_forecast.config import load_config  # noqa: E402 (after the skip: see
 from gdelt_forecast.runner import run  # noqa: E402
 from gdelt_forecast.tasks.evaluate import evaluate_tasks  # noqa: E402
 from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402
-from tests.vllm.test_timelines import GENERATION, PROMPT, settled  # noqa: E402
+from tests.vllm.test_timelines import GENERATION, PROMPT, answering, settled  # noqa: E402
 
 
 def test_llm_tasks_and_lrae_against_vllm(vllm_server, tmp_path):
@@ -24,15 +24,8 @@ def test_llm_tasks_and_lrae_against_vllm(vllm_server, tmp_path):
     run("timelines", demo, MONTH)  # extractive timelines: the model writes the tasks' parts
     cfg = load_config(
         REPO / "configs/demo.yaml",
-        [
-            f"llm.base_url={vllm_server.base_url}",
-            f"llm.model={vllm_server.model}",
-            "timelines.method=llm",
-            "llm.timeout_s=300",
-            # Random weights: sampled answers end by themselves (tests/vllm/README.md).
-            "llm.temperature=1.0",
-            "llm.max_tokens=300",
-        ],
+        # Random weights: sampled answers end by themselves (tests/vllm/README.md).
+        [*answering(vllm_server, 300), "timelines.method=llm"],
         demo.data_root,
     )
     before = vllm_server.counters()
