@@ -17,7 +17,7 @@ $(VENV)/.core: $(BIN)/python pyproject.toml constraints.txt
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.core
-	$(PIP) -e '.[dev,airflow,s3]'
+	$(PIP) -e '.[dev,airflow,celery,s3]'
 	touch $@ $(VENV)/.airflow
 
 $(VENV)/.airflow: $(VENV)/.core
@@ -97,6 +97,7 @@ airflow: $(VENV)/.airflow
 	mkdir -p $(AIRFLOW_HOME_DIR)
 	test -f $(AIRFLOW_HOME_DIR)/airflow.cfg || printf '%s\n' '[core]' \
 		'dags_folder = $(abspath dags)' 'load_examples = False' 'executor = LocalExecutor' \
+		'default_task_retry_delay = 120' \
 		'execution_api_server_url = http://127.0.0.1:$(AIRFLOW_PORT)/execution/' \
 		'[api]' 'host = 127.0.0.1' 'port = $(AIRFLOW_PORT)' \
 		'[api_auth]' "jwt_secret = $$($(BIN)/python -c 'import secrets; print(secrets.token_urlsafe(32))')" \

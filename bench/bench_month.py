@@ -1,39 +1,60 @@
-"""Benchmark: a simulated month at GDELT's real volume through every stage, then its audit
-(issue 25; a first version).
+"""Benchmark: a simulated month at GDELT's real volume through Airflow on Celery workers, with
+faults injected, then its audit (issue 25).
 
-It builds the month's mirror (bench/month_mirror.py: ``--slots-per-day`` slots a day, 96 at
-full volume, with missing and corrupt files) and serves it from a file:// URL, starts the
-news web (bench/news_web.py: ``--hosts`` simulated news hosts on 127.0.0.1, reached through
-``articles.resolve``), then runs the month's stages in order as the command line runs them,
-each in a fresh process: ``ingest``, ``normalize``, ``articles fetch`` (with the default
-politeness), ``articles process``, ``database``, ``testset``, ``timelines``, ``tasks``,
-``reasoning`` and ``release``; per stage its wall and CPU seconds and peak RSS. Then
-bench/month_audit.py's audit and ``release verify``. The report (``--report FILE.json``)
-holds ``stages``, ``workers``, ``release`` and ``audit``; the exit status is 1 when the audit
-or the release fails.
+1. The month's mirror (bench/month_mirror.py: ``--slots-per-day`` slots a day, 96 at full
+   volume, with missing and corrupt files; ``--pages`` caps a day's source URLs) served from
+   a file:// URL, and the news web (bench/news_web.py: ``--hosts`` simulated hosts on
+   127.0.0.1, reached through ``articles.resolve``).
+2. The engine (bench/local_servers.py, bench/airflow_cluster.py): PostgreSQL, Redis, with
+   ``--storage s3`` the S3 server (the data root then in its bucket) and Airflow with
+   ``--workers`` Celery workers.
+3. ``ingest`` from the command line (the ``gdelt_ingest`` DAG runs per 15-minute slot, 2,976
+   runs a month: its Airflow overhead would be the bench), then ``monthly_refresh`` for the
+   month (``partial`` when it has fewer than 31 days).
+4. The faults ``--faults`` names (all by default; ``--no-faults``: none), as the run reaches
+   them (``Faults``): a worker SIGKILLed in the middle of a ``normalize_day``
+   (``kill-normalize``) and of a ``fetch_day`` task (``kill-fetch``) and started again, the S3
+   server restarted while the days are processed (``s3-restart``, with ``--storage s3``), and
+   ``testset``'s month lock held by the bench while the task starts, so that it waits
+   (``lock``). Then the same month is built again without faults from the command line,
+   into another data root on the same storage (``--no-reference`` skips it).
+5. The audit (bench/month_audit.py), ``release verify``, and with faults, whether the release
+   is byte-identical to the reference's (every file the manifests list, and the manifests
+   less what names the build: its time, data root and runs).
 
-Not yet here (issue 25): Airflow on Celery workers with Redis and PostgreSQL, the data root
-in a bucket, and the faults; ``workers`` is ``["inline"]``: the stages run one after another
-on this machine.
+The report (``--report FILE.json``): ``stages`` (per stage ``wall_s`` from its first task's
+start to its last task's end, ``task_s``, ``cpu_s``, ``peak_rss_mb`` and per worker, tries,
+bucket objects and bytes), ``workers`` (the Celery workers that ran tasks), ``faults``,
+``release`` and ``audit`` (``ok`` and one entry per check); the exit status is 1 unless
+``audit.ok``.
 
-Run: ``python bench/bench_month.py --days 1 [--slots-per-day 96] [--hosts 200]
-[--workdir bench-data/month] [--set section.key=value ...] --report month.json``. A run
-smaller than a day at full volume needs lower thresholds for the test set to have queries
-(``--set testset.min_daily_mentions=10``, for instance).
+Run: ``python bench/bench_month.py --days N [--slots-per-day K] [--pages P] [--hosts H]
+[--storage s3|local] [--workers W] [--faults F,... | --no-faults] [--no-reference] [--workdir DIR]
+[--set section.key=value ...] --report FILE.json`` (defaults: 31 days at full volume, S3,
+two workers, faults). A run smaller than a day at full volume needs lower thresholds for its
+test set to have queries (``--set testset.min_daily_mentions=10``, for instance).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import math
+import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import time
+from collections import Counter, defaultdict
+from contextlib import ExitStack
 from datetime import date, timedelta
 from pathlib import Path
 
+import airflow_cluster
+import local_servers
 import month_audit
 import month_mirror
 import news_web
@@ -41,9 +62,22 @@ import news_web
 REPO = Path(__file__).resolve().parents[1]
 START = date(2025, 8, 1)
 MONTH = "2025-08"
+VERSION = "bench-month"
+DAG, RUN_ID = "monthly_refresh", "bench-month"
+BUCKET = "gdelt-forecast-bench"
+CONFIG = REPO / "configs/default.yaml"
+# The faults (``--faults``): a worker SIGKILLed once a task of it has run this long, the S3
+# server restarted, testset's month lock held by the bench.
+KILLS = {"kill-normalize": ("normalize_day", 0.5), "kill-fetch": ("fetch_day", 3.0)}
+FAULTS = (*KILLS, "s3-restart", "lock")
+TASK_STAGE = {"normalize_day": "normalize", "fetch_day": "fetch", "process_day": "process"}
+# The manifest's fields that name a build, not what it built.
+BUILD_FIELDS = ("created", "data_root", "run", "runs", "id")
 
 
 def stage_commands(days: int) -> list[tuple[str, list[str]]]:
+    """The month as the command line builds it: ``ingest`` first, then what
+    ``monthly_refresh`` runs."""
     last = START + timedelta(days=days - 1)
     span = ["--start-date", START.isoformat(), "--end-date", last.isoformat()]
     return [
@@ -56,7 +90,7 @@ def stage_commands(days: int) -> list[tuple[str, list[str]]]:
         ("timelines", ["timelines", "--month", MONTH]),
         ("tasks", ["tasks", "--month", MONTH]),
         ("reasoning", ["reasoning", "--month", MONTH]),
-        ("release", ["release", "--month", MONTH, "--version", "bench-month"]),
+        ("release", ["release", "--month", MONTH, "--version", VERSION]),
     ]
 
 
@@ -72,71 +106,420 @@ print(json.dumps({"code": code, "wall_s": time.perf_counter() - t0,
 """
 
 
-def run_stage(name: str, args: list[str], common: list[str], log: Path) -> dict:
+def run_cli(name: str, args: list[str], common: list[str], log: Path, env: dict) -> dict:
+    """One stage from the command line in a fresh process; its exit code and costs."""
     with log.open("a") as out:
-        done = subprocess.run([sys.executable, "-c", WORKER, *args, *common],
-                              stdout=subprocess.PIPE, stderr=out, text=True, cwd=REPO)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-c", WORKER, *args, *common],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=out,
+            text=True,
+            cwd=REPO,
+        )
     lines = done.stdout.strip().splitlines()
     result = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else {"code": -1}
-    result["name"] = name
-    result["summary"] = lines[-2] if len(lines) > 1 else ""
-    return result
+    print(
+        f"{name:<10} {result.get('wall_s', 0):8.1f} s wall {result.get('cpu_s', 0):8.1f} s CPU "
+        f"{result.get('peak_rss_mb', 0):7.0f} MB  exit {result['code']}",
+        flush=True,
+    )
+    return {"name": name, "workers": ["inline"], **result}
+
+
+def s3_env(endpoint: str, workdir: Path) -> dict[str, str]:
+    """The AWS variables that send every client to the bench's server and nowhere else."""
+    empty = workdir / "aws-none"
+    empty.write_text("")
+    return {
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": endpoint,
+        "AWS_CONFIG_FILE": str(empty),
+        "AWS_SHARED_CREDENTIALS_FILE": str(empty),
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+
+
+class Faults:
+    """Issue 25's faults, each once, as the run reaches it: :meth:`tick` is called at every
+    poll of the run. ``events`` says what was done when (seconds since the trigger)."""
+
+    def __init__(
+        self,
+        cluster: airflow_cluster.Cluster,
+        s3: local_servers.S3Server | None,
+        cfg,
+        chosen: list[str],
+        lock_hold_s: float = 10.0,
+    ):
+        self.cluster, self.s3, self.cfg = cluster, s3, cfg
+        self.pending_kills = [KILLS[f] for f in chosen if f in KILLS]
+        self.lock_hold_s = lock_hold_s
+        self.t0 = time.monotonic()
+        self.events: list[dict] = []
+        self.lock: ExitStack | None = None
+        self.s3_restarted = s3 is None or "s3-restart" not in chosen
+        self.lock_done = "lock" not in chosen
+
+    def _event(self, fault: str, **detail) -> None:
+        self.events.append({"fault": fault, "at_s": round(time.monotonic() - self.t0, 1), **detail})
+        print(f"fault: {fault} {detail}", flush=True)
+
+    def _running_for(self, task_id: str) -> tuple[dict, float] | None:
+        for ti in self.cluster.running(DAG, RUN_ID, task_id):
+            if ti["start_date"] is not None and ti["hostname"]:
+                return ti, time.time() - ti["start_date"].timestamp()
+        return None
+
+    def tick(self) -> None:
+        if self.pending_kills:
+            task_id, after_s = self.pending_kills[0]
+            found = self._running_for(task_id)
+            if found and found[1] >= after_s:
+                ti, running_s = found
+                self.cluster.kill_worker(ti["hostname"])
+                self._event(
+                    "worker SIGKILLed",
+                    worker=ti["hostname"],
+                    task=task_id,
+                    map_index=ti["map_index"],
+                    running_s=round(running_s, 1),
+                )
+                self.cluster.start_worker(ti["hostname"])  # the machine is back
+                self.pending_kills.pop(0)
+            return
+        if not self.s3_restarted and self._running_for("process_day"):
+            self._event("S3 server restart", down_s=round(self.s3.restart(), 1))
+            self.s3_restarted = True
+        if not self.lock_done and self.lock is None and self._running_for("database"):
+            self.lock = ExitStack()
+            self.lock.enter_context(_month_lock(self.cfg))
+            self._event("testset month lock taken by the bench")
+        if self.lock is not None:
+            found = self._running_for("testset")
+            if found and found[1] >= self.lock_hold_s:
+                self.lock.close()
+                self.lock, self.lock_done = None, True
+                self._event("testset month lock released", testset_waited_s=round(found[1], 1))
+
+    def report(self, tasks: list[dict]) -> dict:
+        retried = sorted({(t["task_id"], t["map_index"]) for t in tasks if t["try_number"] > 1})
+        return {
+            "events": self.events,
+            "retried_tasks": [f"{t}[{i}]" for t, i in retried],
+            "all_done": not self.pending_kills and self.s3_restarted and self.lock_done,
+        }
+
+
+def _month_lock(cfg):
+    from gdelt_forecast import locks, objectstore
+
+    if cfg.remote:
+        store = objectstore.bucket(cfg)
+        return locks.bucket_lock(store, f"testset-{MONTH}", cfg.storage.lock_ttl_s)
+    return locks.month_lock(cfg, "testset", MONTH)
+
+
+def stage_figures(tasks: list[dict], bucket: dict) -> list[dict]:
+    """Per stage, from its tasks' tries: wall span, task seconds, CPU, peak RSS (overall and
+    per worker), tries, and the bucket traffic its requests were counted under."""
+    by_stage: dict[str, list[dict]] = defaultdict(list)
+    for t in tasks:
+        by_stage[TASK_STAGE.get(t["task_id"], t["task_id"])].append(t)
+    stages = []
+    for name, tries in by_stage.items():
+        done = [t for t in tries if t["start"] and t["end"]]
+        ok = [t for t in done if t["state"] == "success" and t["usage"]]
+        per_worker: dict[str, float] = {}
+        for t in ok:
+            per_worker[t["hostname"]] = max(
+                per_worker.get(t["hostname"], 0), t["usage"]["peak_rss_mb"]
+            )
+        stages.append(
+            {
+                "name": name,
+                "wall_s": round(max(t["end"] for t in done) - min(t["start"] for t in done), 1)
+                if done
+                else 0.0,
+                "task_s": round(sum(t["end"] - t["start"] for t in done), 1),
+                "cpu_s": round(sum(t["usage"]["cpu_s"] for t in ok), 1),
+                "peak_rss_mb": max(per_worker.values(), default=0.0),
+                "peak_rss_mb_per_worker": per_worker,
+                "tasks": len({t["map_index"] for t in tries}),
+                "tries": len(tries),
+                "workers": sorted({t["hostname"] for t in tries if t["hostname"]}),
+                "bucket": bucket.get(f"gdelt-forecast.{name}", {}),
+            }
+        )
+    return stages
+
+
+def critical_path(stages: list[dict], tasks: list[dict]) -> dict:
+    """The run's wall time and the stage span that holds most of it."""
+    done = [t for t in tasks if t["start"] and t["end"]]
+    total = max(t["end"] for t in done) - min(t["start"] for t in done) if done else 0.0
+    longest = max(stages, key=lambda s: s["wall_s"], default={"name": None, "wall_s": 0})
+    return {
+        "run_wall_s": round(total, 1),
+        "longest_stage": longest["name"],
+        "longest_stage_s": longest["wall_s"],
+    }
+
+
+def politeness(root: Path, cfg, fetch_wall_s: float) -> dict:
+    """The least time the fetch could take on its busiest host at ``articles.per_host`` slots
+    ``per_host_delay_s`` apart (per day, summed), against its wall time: what no worker count
+    shortens."""
+    import pyarrow.parquet as pq
+
+    ledger_path = root / "articles/fetch_ledger.parquet"
+    if not ledger_path.exists():
+        return {}
+    urls = pq.read_table(ledger_path, columns=["url"])["url"].to_pylist()
+    per_day_host: Counter = Counter()
+    for url in urls:  # the simulated URLs name their day: http://host/[private/]Y/M/D/page
+        parts = url.split("/")
+        per_day_host[("/".join(parts[-4:-1]), parts[2])] += 1
+    busiest: dict = defaultdict(int)
+    for (day, _), n in per_day_host.items():
+        busiest[day] = max(busiest[day], n)
+    a = cfg.articles
+    floor = sum(math.ceil(n / a.per_host) * a.per_host_delay_s for n in busiest.values())
+    return {
+        "urls": len(urls),
+        "hosts": len({h for _, h in per_day_host}),
+        "floor_s": round(floor, 1),
+        "fetch_wall_s": fetch_wall_s,
+        "share": round(floor / fetch_wall_s, 3) if fetch_wall_s else None,
+    }
+
+
+def here(data_root: str, local: Path) -> Path:
+    """``data_root`` as a folder on this machine: a bucket's brought into ``local``."""
+    if not data_root.startswith("s3://"):
+        return Path(data_root)
+    import s3fs
+
+    s3fs.S3FileSystem(skip_instance_cache=True).get(
+        data_root.removeprefix("s3://") + "/", str(local), recursive=True
+    )
+    return local
+
+
+def _digest(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _without_build(value):
+    if isinstance(value, dict):
+        return {k: _without_build(v) for k, v in value.items() if k not in BUILD_FIELDS}
+    if isinstance(value, list):
+        return [_without_build(v) for v in value]
+    return value
+
+
+def identical(release: Path, reference: Path) -> dict:
+    """Whether two releases hold the same bytes: every file but the manifest, and the
+    manifests less the fields that name the build."""
+    mine, theirs = _digest(release), _digest(reference)
+    for files in (mine, theirs):
+        files.pop("manifest.json", None)
+    differ = sorted(p for p in set(mine) | set(theirs) if mine.get(p) != theirs.get(p))
+    manifests = [
+        _without_build(json.loads((r / "manifest.json").read_text())) for r in (release, reference)
+    ]
+    if manifests[0] != manifests[1]:
+        differ.append("manifest.json (beyond its build fields)")
+    return {"ok": not differ, "files": len(mine), "differ": differ[:20]}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--days", type=int, default=1)
+    parser.add_argument("--days", type=int, default=31)
     parser.add_argument("--slots-per-day", type=int, default=96)
+    parser.add_argument("--pages", type=int, default=None, help="source URLs a day at most")
     parser.add_argument("--hosts", type=int, default=200)
+    parser.add_argument("--storage", choices=("s3", "local"), default="s3")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--faults", default=",".join(FAULTS), help=f"which faults, of {', '.join(FAULTS)}"
+    )
+    parser.add_argument("--no-faults", action="store_const", const="", dest="faults")
+    parser.add_argument(
+        "--no-reference",
+        action="store_true",
+        help="skip the build without faults (and the byte-identity check)",
+    )
+    parser.add_argument("--timeout-s", type=float, default=4 * 3600)
     parser.add_argument("--workdir", type=Path, default=REPO / "bench-data" / "month")
     parser.add_argument("--report", type=Path, required=True)
     parser.add_argument(
-        "--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+        "--set",
+        action="append",
+        default=[],
+        metavar="SECTION.KEY=VALUE",
         help="a config override for every stage (a smaller run's thresholds, say)",
-    )  # fmt: skip
+    )
     args = parser.parse_args()
+    # A stopped bench still stops the servers it started (they run in sessions of their own).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    if not 1 <= args.days <= 31:
+        parser.error("--days: 1 to 31 (one month)")
+    chosen = [f for f in args.faults.split(",") if f]
+    if unknown := set(chosen) - set(FAULTS):
+        parser.error(f"--faults: unknown {', '.join(sorted(unknown))} (of {', '.join(FAULTS)})")
     shutil.rmtree(args.workdir, ignore_errors=True)
     args.workdir.mkdir(parents=True)
-    log = args.workdir / "stages.log"
-    with news_web.NewsWeb(args.hosts) as web:
+    work = args.workdir
+    log = work / "stages.log"
+    report: dict = {
+        "days": args.days,
+        "slots_per_day": args.slots_per_day,
+        "pages": args.pages,
+        "hosts": args.hosts,
+        "storage": args.storage,
+        "workers_asked": args.workers,
+    }
+    with ExitStack() as stack:
+        web = stack.enter_context(news_web.NewsWeb(args.hosts))
         t0 = time.perf_counter()
-        made = month_mirror.build(args.workdir / "mirror", START, args.days, args.slots_per_day,
-                                  hosts=args.hosts, port=web.port)  # fmt: skip
-        rows = f"{made.rows['export']:,} export and {made.rows['mentions']:,} mention rows"
-        print(f"mirror: {len(made.slots)} slots, {rows} ({time.perf_counter() - t0:.1f} s)")
-        common = ["--config", str(REPO / "configs/default.yaml"),
-                  "--data-root", str(args.workdir / "data"),
-                  "--set", f"gdelt.base_url={(args.workdir / 'mirror').as_uri()}"]  # fmt: skip
-        for override in [*web.fetch_config(), *args.set]:
-            common += ["--set", override]
-        stages = []
-        for name, command in stage_commands(args.days):
-            result = run_stage(name, command, common, log)
-            stages.append(result)
-            print(f"{name:<10} {result.get('wall_s', 0):8.1f} s wall {result.get('cpu_s', 0):8.1f}"
-                  f" s CPU {result.get('peak_rss_mb', 0):7.0f} MB  exit {result['code']}  "
-                  f"{result['summary'][:120]}")  # fmt: skip
-        requests = dict(web.counts)
-    release = args.workdir / "data" / "releases" / "bench-month"
-    audit = month_audit.audit(args.workdir / "mirror", args.workdir / "data", made.missing,
-                              made.corrupt)  # fmt: skip
+        made = month_mirror.build(
+            work / "mirror",
+            START,
+            args.days,
+            args.slots_per_day,
+            hosts=args.hosts,
+            port=web.port,
+            pages=args.pages,
+        )
+        print(
+            f"mirror: {len(made.slots)} slots, {made.rows['export']:,} export and "
+            f"{made.rows['mentions']:,} mention rows ({time.perf_counter() - t0:.1f} s)"
+        )
+        # The bucket's working copies in the bench's folder: every worker here shares it, as
+        # containers on one host share the compose file's `scratch` volume.
+        overrides = [
+            f"gdelt.base_url={(work / 'mirror').as_uri()}",
+            *web.fetch_config(),
+            f"storage.local_dir={work / 'scratch'}",
+            *args.set,
+        ]
+        env = dict(os.environ)
+        s3 = None
+        if args.storage == "s3":
+            s3 = stack.enter_context(local_servers.S3Server(work / "s3"))
+            env.update(s3_env(s3.url, work))
+            os.environ.update(env)  # this process's own bucket calls (the lock, the audit)
+            import s3fs
+
+            s3fs.S3FileSystem(skip_instance_cache=True).mkdir(BUCKET)
+            data_root = f"s3://{BUCKET}/data"
+        else:
+            data_root = str(work / "data")
+        from gdelt_forecast.config import load_config
+
+        cfg = load_config(CONFIG, overrides, data_root=data_root)
+        common = ["--config", str(CONFIG), "--data-root", data_root]
+        common += [x for o in overrides for x in ("--set", o)]
+        ingest_cmd = stage_commands(args.days)[0][1]
+        stages = [run_cli("ingest", ingest_cmd, common, log, env)]
+        database = stack.enter_context(local_servers.postgres())
+        broker = stack.enter_context(local_servers.redis(work / "redis"))
+        cluster = stack.enter_context(
+            airflow_cluster.Cluster(work / "airflow", database, broker, env, workers=args.workers)
+        )
+        t0 = time.perf_counter()
+        cluster.start()
+        report["airflow_start_s"] = round(time.perf_counter() - t0, 1)
+        faults = Faults(cluster, s3, cfg, chosen) if chosen else None
+        conf = {
+            "month": MONTH,
+            "partial": args.days < 31,
+            "version": VERSION,
+            "config": str(CONFIG),
+            "data_root": data_root,
+            "set": overrides,
+        }
+        cluster.trigger(DAG, RUN_ID, conf)
+        state = cluster.wait(
+            DAG, RUN_ID, args.timeout_s, poll_s=0.5, tick=faults.tick if faults else None
+        )
+        print(f"{DAG}: {state}", flush=True)
+        tasks = cluster.tasks(DAG, RUN_ID)
+        bucket = s3.counts() if s3 else {}
+        stages += stage_figures(tasks, bucket)
+        if s3:
+            stages[0]["bucket"] = bucket.get("gdelt-forecast.ingest", {})
+        report["stages"] = stages
+        report["critical_path"] = critical_path(stages[1:], tasks)
+        report["workers"] = sorted({t["hostname"] for t in tasks if t["hostname"]})
+        report["tasks"] = tasks
+        report["faults"] = faults.report(tasks) if faults else None
+        root = here(data_root, work / "data")  # the audit reads files
+        reference = None
+        if faults and not args.no_reference:
+            # On the same storage: a bucket's stage records fingerprint files by ETag, a
+            # disk's by sha256, so only the same storage can give the same manifest.
+            ref_root = f"s3://{BUCKET}/reference" if s3 else str(work / "reference")
+            ref_common = ["--config", str(CONFIG), "--data-root", ref_root]
+            ref_common += [x for o in overrides for x in ("--set", o)]
+            report["reference_stages"] = [
+                run_cli(n, c, ref_common, log, env) for n, c in stage_commands(args.days)
+            ]
+            reference = here(ref_root, work / "reference") / "releases" / VERSION
+        report["news_web"] = dict(web.counts)
+    release = root / "releases" / VERSION
+    report["release"] = str(release)
+    report["politeness"] = politeness(
+        root, cfg, next((s["wall_s"] for s in stages if s["name"] == "fetch"), 0.0)
+    )
+    audit = month_audit.audit(work / "mirror", root, made.missing, made.corrupt)
     from gdelt_forecast.release.verify import verify
 
     problems = verify(release) if release.exists() else ["no release"]
     audit["release"] = {"ok": not problems, "problems": problems[:20]}
-    audit["stages"] = {"ok": all(s["code"] == 0 for s in stages)}
+    audit["run"] = {
+        "ok": state == "success" and all(s.get("code", 0) == 0 for s in stages),
+        "state": state,
+    }
+    if faults:
+        audit["faults"] = {"ok": report["faults"]["all_done"], **report["faults"]}
+        if reference is not None:
+            audit["identical"] = (
+                identical(release, reference)
+                if reference.exists()
+                else {"ok": False, "differ": ["no reference release"]}
+            )
     audit["ok"] = all(v["ok"] for k, v in audit.items() if k != "ok")
-    report = {"days": args.days, "slots_per_day": args.slots_per_day, "hosts": args.hosts,
-              "stages": stages, "workers": ["inline"], "release": str(release),
-              "news_web": requests, "audit": audit}  # fmt: skip
+    report["audit"] = audit
     args.report.write_text(json.dumps(report, indent=2, default=str))
+    for s in stages:
+        print(
+            f"{s['name']:<10} {s.get('wall_s', 0):8.1f} s wall {s.get('cpu_s', 0):8.1f} s CPU "
+            f"{s.get('peak_rss_mb', 0):7.0f} MB peak  workers {','.join(s['workers'])}  "
+            f"bucket {json.dumps(s.get('bucket', {}))}"
+        )
+    print(
+        f"critical path: {json.dumps(report['critical_path'])}; politeness: "
+        f"{json.dumps(report['politeness'])}"
+    )
     for name, check in audit.items():
         if name != "ok":
-            print(f"audit {name}: {'PASS' if check['ok'] else 'FAIL'} "
-                  + json.dumps({k: v for k, v in check.items() if k != "ok"})[:300])  # fmt: skip
+            print(
+                f"audit {name}: {'PASS' if check['ok'] else 'FAIL'} "
+                + json.dumps({k: v for k, v in check.items() if k != "ok"})[:300]
+            )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"overall: {'PASS' if audit['ok'] else 'FAIL'} (report {args.report}; this process's "
-          f"peak RSS {peak:.0f} MB)")  # fmt: skip
+    print(
+        f"overall: {'PASS' if audit['ok'] else 'FAIL'} (report {args.report}; this process's "
+        f"peak RSS {peak:.0f} MB)"
+    )
     return 0 if audit["ok"] else 1
 
 

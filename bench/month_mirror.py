@@ -11,7 +11,8 @@ countries, CAMEO codes and sources keep the real distributions, and moves them i
   SOURCEURL of its own on one of ``hosts`` simulated news hosts (``news-<n>.sim.test``, on
   ``port``), so that the news web of the bench (bench/news_web.py) serves a page per URL
   and every host sees its share; one URL in eight sits under ``/private/``, which some
-  hosts' robots.txt disallow;
+  hosts' robots.txt disallow. With ``pages``, a day has at most that many URLs and its events
+  share them (GDELT codes several events from one article), for a bench that fetches less;
 - mentions: each row mentions one of the slot's new events, at the slot's time, by its real
   source name (the daily-mentions measure counts those).
 
@@ -62,18 +63,30 @@ def _stamp(t: datetime) -> bytes:
     return t.strftime("%Y%m%d%H%M%S").encode()
 
 
+def _url(event_id: int, original: str, t: datetime, hosts: int, port: int,
+         pages: int | None) -> str:  # fmt: skip
+    if pages is None:
+        host = int(hashlib.sha256(urlsplit(original).netloc.encode()).hexdigest(), 16) % hosts
+        page = str(event_id)
+    else:
+        page_number = event_id % pages
+        host, page = page_number % hosts, f"p{page_number}"
+        event_id = page_number
+    private = "private/" if event_id % 8 == 0 else ""
+    return f"http://news-{host}.sim.test:{port}/{private}{t:%Y/%m/%d}/{page}"
+
+
 def _slot(rng: random.Random, real: dict[str, list[list[bytes]]], t: datetime, first_id: int,
-          hosts: int, port: int, urls: dict[str, str]) -> dict[str, bytes]:  # fmt: skip
+          hosts: int, port: int, pages: int | None,
+          urls: dict[str, str]) -> dict[str, bytes]:  # fmt: skip
     stamp, day = _stamp(t), t.strftime("%Y%m%d").encode()
     export = []
     for n, row in enumerate(rng.choices(real["export"], k=PER_SLOT["export"])):
         row = list(row)
         event_id = first_id + n
         original = row[SOURCEURL].decode("utf-8", "replace")
-        host = int(hashlib.sha256(urlsplit(original).netloc.encode()).hexdigest(), 16) % hosts
-        private = "private/" if event_id % 8 == 0 else ""
-        url = f"http://news-{host}.sim.test:{port}/{private}{t:%Y/%m/%d}/{event_id}"
-        urls[url] = original
+        url = _url(event_id, original, t, hosts, port, pages)
+        urls.setdefault(url, original)
         row[EXPORT_ID], row[SQLDATE], row[DATEADDED] = b"%d" % event_id, day, stamp
         row[MONTHYEAR], row[YEAR] = day[:6], day[:4]
         row[FRACTION] = b"%.4f" % (t.year + (t.timetuple().tm_yday - 1) / 365)
@@ -98,18 +111,21 @@ def build(
     *,
     hosts: int = 200,
     port: int = 80,
+    pages: int | None = None,
     missing: int = 2,
     corrupt: int = 1,
     seed: int = 0,
 ) -> MonthMirror:
-    """Write the mirror (zips, masterfilelist.txt) into ``mirror``; what it serves."""
+    """Write the mirror (zips, masterfilelist.txt) into ``mirror``; what it serves. ``pages``:
+    at most this many source URLs a day (None: one per event)."""
     real = {t: [line.split(b"\t") for line in p.read_bytes().splitlines()] for t, p in REAL.items()}
     rng = random.Random(seed)
     times = slot_times(start, days, per_day)
     made = MonthMirror(slots=[_stamp(t).decode() for t in times], rows={"export": 0, "mentions": 0})
     entries = []
     for k, t in enumerate(times):
-        data = _slot(rng, real, t, FIRST_ID + k * PER_SLOT["export"], hosts, port, made.urls)
+        first_id = FIRST_ID + k * PER_SLOT["export"]
+        data = _slot(rng, real, t, first_id, hosts, port, pages, made.urls)
         for table, blob in data.items():
             entries.append(add_file(mirror, f"{_stamp(t).decode()}.{table}.CSV", blob))
             made.rows[table] += blob.count(b"\n")

@@ -21,7 +21,7 @@ timelines read no document before it),
 `partial`, and `config`, `data_root`, `set` as on the command line.
 """
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from airflow.sdk import CronTriggerTimetable, Param, dag, task
 
@@ -41,7 +41,9 @@ from gdelt_forecast.dag_shared import HISTORY, MONTH, RUN, day_tasks, pools
         "partial": Param(False, type="boolean", description="leave out days without bronze"),
         **RUN,
     },
-    default_args={"retries": 2, "retry_delay": timedelta(minutes=2)},
+    # retry_delay: Airflow's [core] default_task_retry_delay (120 s in `make airflow` and
+    # docker/compose.yaml; a bench that kills workers sets it shorter)
+    default_args={"retries": 2},
     doc_md=__doc__,
     tags=["gdelt", "warehouse", "mirai", "release"],
 )

@@ -17,10 +17,11 @@ COPY --chown=airflow:root tests/fixtures/gdelt/*.CSV /opt/gdelt-forecast/demo/gd
 COPY --chown=airflow:root tests/fixtures/gdelt/demo-days/*.CSV /opt/gdelt-forecast/demo/gdelt/demo-days/
 COPY --chown=airflow:root docker/make_bucket.py /opt/gdelt-forecast/docker/
 # A plain (non-editable) install, as `pip install .` gives a user, with the [s3] extra for a
-# data root in a bucket; nothing in it needs torch or a GPU.
+# data root in a bucket and [celery] for the executor (it pins a celery the provider can
+# load); nothing in it needs torch or a GPU.
 ARG GIT_COMMIT
 RUN GDELT_FORECAST_GIT_COMMIT=${GIT_COMMIT} pip install --no-cache-dir \
-        -c /opt/gdelt-forecast/constraints.txt "/opt/gdelt-forecast[s3]"
+        -c /opt/gdelt-forecast/constraints.txt "/opt/gdelt-forecast[s3,celery]"
 ENV GDELT_FORECAST_CONFIG=/opt/gdelt-forecast/configs/default.yaml
 # Absolute, so every task finds it whatever its working directory; compose sets a bucket.
 ENV GDELT_FORECAST_DATA_ROOT=/opt/airflow/data

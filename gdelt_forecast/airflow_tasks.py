@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import logging
+import resource
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
@@ -100,7 +102,7 @@ def run_stage(name: str, *args: Any, overrides: Sequence[str] = (), **kwargs: An
     """Stage ``name`` with ``(cfg, *args, **kwargs)`` for the run's config, its record naming
     the Airflow run: prints its summary line and returns its dict (the task's XCom)."""
     cfg = run_config(overrides)
-    with fail_fast(cfg):
+    with fail_fast(cfg), _usage():
         summary = run(name, cfg, *args, run_id=_context()["run_id"], **kwargs)
     print(summary.line())
     return summary.to_dict()
@@ -109,11 +111,25 @@ def run_stage(name: str, *args: Any, overrides: Sequence[str] = (), **kwargs: An
 def run_day(name: str, day: str) -> str:
     """Day stage ``name`` on ``day``; returns ``day`` for the next mapped task."""
     cfg = run_config()
-    with fail_fast(cfg):
+    with fail_fast(cfg), _usage():
         first = _day(day)
         summary = run(name, cfg, first, first, run_id=_context()["run_id"])
     print(summary.line())
     return day
+
+
+@contextmanager
+def _usage() -> Iterator[None]:
+    """The stage's wall seconds and its task process's CPU seconds and peak RSS as the XCom
+    ``usage``: what a task cost, beside the worker Airflow records it ran on."""
+    start = time.perf_counter()
+    yield
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    _context()["ti"].xcom_push(key="usage", value={
+        "wall_s": round(time.perf_counter() - start, 3),
+        "cpu_s": round(used.ru_utime + used.ru_stime, 3),
+        "peak_rss_mb": round(used.ru_maxrss / 1024, 1),
+    })  # fmt: skip
 
 
 def _day(value: str) -> date:

@@ -13,6 +13,9 @@ From the stage's declaration (:mod:`gdelt_forecast.stages`) the runner
    writes each day's record once the stage has written the days;
 4. for a bucket, has the stage's publisher put what it made in place (a release).
 
+Its requests to a bucket carry ``app/gdelt-forecast.<stage>`` in their User-Agent, so a
+bucket's access log tells which stage moved what.
+
 No stage knows where the data root is: each is handed a local folder.
 """
 
@@ -40,6 +43,8 @@ def run(name: str, cfg: Config, *args: Any, run_id: str | None = None, **kwargs:
     with and records; ``run_id`` names the run in the record (Airflow's run id)."""
     stage = STAGES[name]
     run_id = run_id or f"cli-{uuid.uuid4().hex[:12]}"
+    # botocore reads it whenever a client is made; the stage's bucket clients are its own.
+    os.environ["AWS_SDK_UA_APP_ID"] = f"gdelt-forecast.{name}"
     reads = stage.reads(cfg, *args) if cfg.remote else []  # a local root has everything
     with staged(cfg, [r for r in reads if r != WAREHOUSE]) as local:
         if WAREHOUSE in reads:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import socket
 import subprocess
+import sys
 import threading
 import uuid
 from collections import Counter, defaultdict
@@ -21,19 +21,16 @@ from gdelt_forecast.gdelt import bronze, mirror
 from gdelt_forecast.gdelt.masterfile import SlotFile
 from gdelt_forecast.gdelt.parse import parse_bytes
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+# A TCP port free on 127.0.0.1 now, for a server a test starts: the benches' helper.
+from local_servers import free_port  # noqa: E402,F401 (bench/ is a folder of scripts)
+
 FIXTURES = Path(__file__).parent / "fixtures" / "gdelt"
 SLOT = "20250807220000"
 EXPORT_CSV = FIXTURES / f"{SLOT}.export.CSV"
 MENTIONS_CSV = FIXTURES / f"{SLOT}.mentions.CSV"
 # Demo-only days derived from the real slot (fixtures/gdelt/demo-days/README.md).
 DEMO_DAYS_CSV = sorted((FIXTURES / "demo-days").glob("*.CSV"))
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 now, for a server a test starts."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def copy_worktree(folder: Path) -> None:

@@ -131,6 +131,9 @@ def fetch(
         quarantine = raw_root / "_quarantine" / file.table / file.name
         quarantine.parent.mkdir(parents=True, exist_ok=True)
         os.replace(tmp, quarantine)
-        return Fetched(file, "corrupt", detail=f"{mismatch}; kept in {quarantine}")
+        # The detail reaches the ledger and the release: where in the raw cache, not on
+        # which machine.
+        kept = quarantine.relative_to(raw_root.parent.parent).as_posix()
+        return Fetched(file, "corrupt", detail=f"{mismatch}; kept in {kept}")
     finally:
         tmp.unlink(missing_ok=True)

@@ -2,73 +2,33 @@
 (docker/compose.yaml): the test starts Debian's PostgreSQL on 127.0.0.1, runs `airflow db
 migrate` against it and `airflow dags test build_testset` on the demo month, then stops it.
 
-PostgreSQL refuses to run as root, so as root the server runs as the `postgres` user the
-Debian package creates. Skipped, saying why, only where the server binaries are missing.
+The server is bench/local_servers.py's, as the month bench starts it. Skipped, saying why,
+only where the server binaries are missing.
 """
 
-import glob
 import json
 import os
-import shutil
-import socket
 import subprocess
-import tempfile
-from pathlib import Path
+import sys
 
 import pytest
 
 from tests.dags.conftest import AIRFLOW, REPO, airflow_init
 from tests.release.conftest import demo_month
 
+sys.path.insert(0, str(REPO / "bench"))
+import local_servers  # noqa: E402 (bench/ is a folder of scripts, not a package)
 
-def _bin_dir() -> Path | None:
-    found = shutil.which("pg_ctl")
-    if found:
-        return Path(os.path.realpath(found)).parent
-    versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
-    return Path(versions[-1]).parent if versions else None
-
-
-BIN = _bin_dir()
 pytestmark = pytest.mark.skipif(
-    BIN is None, reason="PostgreSQL server binaries not found: `apt-get install postgresql`"
+    local_servers.postgres_bin() is None,
+    reason="PostgreSQL server binaries not found: `apt-get install postgresql`",
 )
-
-
-def _as_server_user(command: list[str]) -> list[str]:
-    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
 
 
 @pytest.fixture(scope="module")
 def postgres():
-    # Its own folder in /tmp: pytest's are private to root, whom the server may not be.
-    base = Path(tempfile.mkdtemp(prefix="gdelt-forecast-postgres-"))
-    data, sock = base / "data", base / "sock"
-    sock.mkdir()
-    if os.geteuid() == 0:
-        for path in (base, sock):
-            shutil.chown(path, "postgres")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-
-    def run(*command: str) -> None:
-        subprocess.run(
-            _as_server_user([str(BIN / command[0]), *command[1:]]),
-            check=True,
-            capture_output=True,
-            timeout=120,
-        )
-
-    run("initdb", "-D", str(data), "-U", "airflow", "--auth=trust", "-E", "UTF8")
-    options = f"-h 127.0.0.1 -p {port} -k {sock}"
-    run("pg_ctl", "-D", str(data), "-o", options, "-l", str(base / "server.log"), "-w", "start")
-    try:
-        run("createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "airflow", "airflow")
-        yield f"postgresql+psycopg2://airflow@127.0.0.1:{port}/airflow"
-    finally:
-        run("pg_ctl", "-D", str(data), "-m", "fast", "-w", "stop")
-        shutil.rmtree(base, ignore_errors=True)
+    with local_servers.postgres() as url:
+        yield url
 
 
 def test_dags_run_on_a_postgres_metadata_database(postgres, tmp_path):

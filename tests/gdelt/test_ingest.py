@@ -84,6 +84,8 @@ def test_md5_mismatch_is_quarantined_and_the_run_goes_on(http_mirror, make_confi
     assert not (cfg.data_root / "raw/gdelt/export/20250807" / f"{SLOT}.export.CSV.zip").exists()
     row = ledger(cfg)[(SLOT, "export")]
     assert row["status"] == "corrupt" and row["rows"] is None and "md5" in row["detail"]
+    # The ledger reaches the release: it names the file within the data root, not this machine.
+    assert row["detail"].endswith(f"kept in raw/gdelt/_quarantine/export/{SLOT}.export.CSV.zip")
     assert not (cfg.data_root / "bronze/events").exists()
 
 
