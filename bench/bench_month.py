@@ -18,15 +18,17 @@ faults injected, then its audit (issue 25).
    ``testset``'s month lock held by the bench while the task starts, so that it waits
    (``lock``). Then the same month is built again without faults from the command line,
    into another data root on the same storage (``--no-reference`` skips it).
-5. The audit (bench/month_audit.py), ``release verify``, and with faults, whether the release
+5. The audit (bench/month_audit.py: ingest, funnel, URLs, pages, and the chain from silver
+   events to quads to test queries), ``release verify``, and with faults, whether the release
    is byte-identical to the reference's (every file the manifests list, and the manifests
    less what names the build: its time, data root and runs).
 
 The report (``--report FILE.json``): ``stages`` (per stage ``wall_s`` from its first task's
 start to its last task's end, ``task_s``, ``cpu_s``, ``peak_rss_mb`` and per worker, tries,
 bucket objects and bytes), ``workers`` (the Celery workers that ran tasks), ``faults``,
-``release`` and ``audit`` (``ok`` and one entry per check); the exit status is 1 unless
-``audit.ok``.
+``release``, ``politeness``, ``critical_path`` and ``audit`` (``ok`` and one entry per
+check); per stage also its ``throughput`` per second of its tasks' run time (rows, events,
+URLs, pages). The exit status is 1 unless ``audit.ok``.
 
 Run: ``python bench/bench_month.py --days N [--slots-per-day K] [--pages P] [--hosts H]
 [--storage s3|local] [--workers W] [--faults F,... | --no-faults] [--no-reference] [--workdir DIR]
@@ -256,6 +258,27 @@ def stage_figures(tasks: list[dict], bucket: dict) -> list[dict]:
     return stages
 
 
+def throughput(stages: list[dict], audit: dict, polite: dict) -> None:
+    """Add ``throughput`` to the stages that have a unit of work: how many per second of
+    their tasks' own run time (``task_s``; ``wall_s`` for the command line's ingest)."""
+    work = {
+        "ingest": ("rows", audit["ingest"]["lines"]),
+        "normalize": ("bronze events", audit["funnel"]["bronze_events"]),
+        "fetch": ("URLs", polite.get("urls", 0)),
+        "process": ("pages", audit["pages"]["fetched"]),
+        "database": ("silver events", audit["funnel"]["silver_events"]),
+    }
+    for s in stages:
+        if s["name"] in work:
+            unit, n = work[s["name"]]
+            seconds = s.get("task_s") or s.get("wall_s") or 0
+            s["throughput"] = {
+                "unit": unit,
+                "n": n,
+                "per_s": round(n / seconds, 1) if seconds else None,
+            }
+
+
 def critical_path(stages: list[dict], tasks: list[dict]) -> dict:
     """The run's wall time and the stage span that holds most of it."""
     done = [t for t in tasks if t["start"] and t["end"]]
@@ -479,7 +502,15 @@ def main() -> int:
     report["politeness"] = politeness(
         root, cfg, next((s["wall_s"] for s in stages if s["name"] == "fetch"), 0.0)
     )
-    audit = month_audit.audit(work / "mirror", root, made.missing, made.corrupt)
+    audit = month_audit.audit(
+        work / "mirror",
+        root,
+        made.missing,
+        made.corrupt,
+        release if release.exists() else None,
+        MONTH,
+    )
+    throughput(stages, audit, report["politeness"])
     from gdelt_forecast.release.verify import verify
 
     problems = verify(release) if release.exists() else ["no release"]
@@ -503,6 +534,7 @@ def main() -> int:
         print(
             f"{s['name']:<10} {s.get('wall_s', 0):8.1f} s wall {s.get('cpu_s', 0):8.1f} s CPU "
             f"{s.get('peak_rss_mb', 0):7.0f} MB peak  workers {','.join(s['workers'])}  "
+            f"{s.get('tries', 1)} tries  {json.dumps(s.get('throughput', {}))}  "
             f"bucket {json.dumps(s.get('bucket', {}))}"
         )
     print(

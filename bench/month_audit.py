@@ -10,11 +10,17 @@ served) and says what it counted; ``audit`` gives every check and ``ok``.
   events;
 - ``urls``: every source URL of the silver events is a kept document or an exclusion with
   its reason, and, where pages were fetched, has its row in the fetch ledger;
-- ``pages``: every fetched page is a kept document or a document-level exclusion.
+- ``pages``: every fetched page is a kept document or a document-level exclusion;
+- ``chain`` (given a release): every silver event of the release's month is counted in one
+  of its quads of that month (their ``n_records`` add up to the silver rows), each test
+  query's answers are relations of the quads of its day and pair (those the test set's
+  thresholds kept), and the queries are those the test set's record counted, out of its
+  candidates.
 """
 
 from __future__ import annotations
 
+import json
 import zipfile
 from collections import Counter
 from datetime import date
@@ -114,11 +120,39 @@ def pages(root: Path) -> dict:
     return {"ok": not lost, "fetched": len(fetched), "lost": lost[:20]}
 
 
-def audit(mirror: Path, root: Path, missing: list[str], corrupt: list[str]) -> dict:
+def chain(root: Path, release: Path, month: str) -> dict:
+    events = _table(root / "silver/events", ["date"])
+    in_month = pc.starts_with(pc.cast(events["date"], "string"), month)
+    silver = pc.sum(pc.cast(in_month, "int64")).as_py()
+    quads = pq.read_table(release / "quads").to_pylist()
+    relations: dict = {}
+    for q in quads:
+        relations.setdefault((q["date"], q["head"], q["tail"]), set()).add(q["relation"])
+    queries = pq.read_table(release / "testset/queries.parquet").to_pylist()
+    wrong = [f"{q['query_id']}: answers {q['answer_list']}, quads {sorted(relations.get(k, []))}"
+             for q in queries
+             if not q["answer_list"] or not set(q["answer_list"]) <= relations.get(
+                 k := (q["date"], q["subject"], q["object"]), set())]  # fmt: skip
+    record = json.loads((root / "testset" / month / "_record.json").read_text())["summary"]
+    in_quads = sum(q["n_records"] for q in quads if q["date"].isoformat().startswith(month))
+    if in_quads != silver:
+        wrong.append(f"{silver} silver events of {month}, {in_quads} counted in quads")
+    if len(queries) != record["queries"] or record["queries"] > record["candidates"]:
+        wrong.append(f"{len(queries)} queries released, the record says {record['queries']} "
+                     f"of {record['candidates']} candidates")  # fmt: skip
+    return {"ok": not wrong, "silver_events": silver, "quads": len(quads),
+            "pairs": len(relations), "candidates": record["candidates"],
+            "queries": len(queries), "problems": wrong[:20]}  # fmt: skip
+
+
+def audit(mirror: Path, root: Path, missing: list[str], corrupt: list[str],
+          release: Path | None = None, month: str | None = None) -> dict:  # fmt: skip
     checks = {
         "ingest": ingest(mirror, root, missing, corrupt),
         "funnel": funnel(root),
         "urls": urls(root),
         "pages": pages(root),
     }
+    if release is not None and month is not None:
+        checks["chain"] = chain(root, release, month)
     return {"ok": all(c["ok"] for c in checks.values()), **checks}
