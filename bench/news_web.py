@@ -8,7 +8,9 @@ shared text would be one document) and the cleaning stage meets real prose. The 
 around them is ours. What each host does is drawn from ``seed``:
 
 - ``robots``: robots.txt disallows ``/private/``, where a share of its URLs sit;
-- ``limited``: more than one request in ``window_s`` answers 429 with ``Retry-After: 1``;
+- ``limited``: a page's first request answers 429 with ``Retry-After: 1``, the next ones the
+  page (a rate limit the fetcher must wait out; by page, not by the clock, so that two
+  builds from one mirror meet the same answers and can be compared byte for byte);
 - ``slow``: every answer waits ``slow_s`` first;
 - ``dead``: every answer is 503;
 - ``redirect``: a page answers 301 to the same page under ``/moved``;
@@ -41,7 +43,7 @@ def paragraphs() -> list[str]:
 
 class NewsWeb:
     def __init__(self, hosts: int, *, seed: int = 0, shares: dict[str, float] | None = None,
-                 window_s: float = 0.2, slow_s: float = 1.0):  # fmt: skip
+                 slow_s: float = 1.0):  # fmt: skip
         rng = random.Random(seed)
         shares = {"robots": 0.1, "limited": 0.1, "slow": 0.05, "dead": 0.02, **(shares or {})}
         self.kinds = {
@@ -52,10 +54,10 @@ class NewsWeb:
         }
         self.redirect_share = shares.get("redirect", 0.03)
         self.binary_share = shares.get("binary", 0.02)
-        self.window_s, self.slow_s, self.seed = window_s, slow_s, seed
+        self.slow_s, self.seed = slow_s, seed
         self.pool = paragraphs()
         self.counts: Counter[str] = Counter()
-        self.last: dict[str, float] = {}
+        self.refused: set[tuple[str, str]] = set()  # (host, path) answered 429 once
         self.lock = threading.Lock()
         self.server = _Server(("127.0.0.1", 0), _Handler)
         self.server.web = self
@@ -90,11 +92,11 @@ class NewsWeb:
             time.sleep(self.slow_s)
         if "dead" in kinds:
             return 503, {}, b""
-        if "limited" in kinds:
+        if "limited" in kinds and path != "/robots.txt":
             with self.lock:
-                now, before = time.monotonic(), self.last.get(host, 0.0)
-                self.last[host] = now
-            if now - before < self.window_s:
+                first = (host, path) not in self.refused
+                self.refused.add((host, path))
+            if first:
                 return 429, {"Retry-After": "1"}, b""
         if path == "/robots.txt":
             if "robots" in kinds:

@@ -4,7 +4,9 @@ On a local data root a lock is a file under ``<data_root>/locks/``, so it holds 
 processes and Airflow workers that share the disk. On an s3:// data root it is an object
 under the bucket's ``locks/``, created only if absent (S3's conditional ``If-None-Match``
 write, which AWS, MinIO and moto honour), so it holds across machines; its holder renews it
-while it works, and one left by a crashed holder expires after ``storage.lock_ttl_s``.
+while it works (through a short outage of the bucket too), and one left by a crashed holder
+expires after ``storage.lock_ttl_s``, or is taken over at once when its holder was a process
+of this host that no longer runs.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ log = logging.getLogger(__name__)
 _PARTITION = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]*")
 _MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 _POLL_S = 1.0
+_RETRY_S = 2.0  # between tries of a renewal that failed
 
 
 class LockError(StageError):
@@ -116,12 +119,15 @@ def bucket_lock(store: Bucket, name: str, ttl_s: float) -> Iterator[None]:
             held_etag, holder = sync(store.fs.loop, _read_lease, store, bucket_name, object_key)
         except FileNotFoundError:
             continue  # released meanwhile
-        if holder.get("expires", 0) < time.time():
+        expired = holder.get("expires", 0) < time.time()
+        if expired or _gone(holder.get("owner")):
             log.warning(
-                "lock %s: taking over from %s, whose lease expired at %s",
+                "lock %s: taking over from %s, %s",
                 name,
                 holder.get("owner"),
-                _when(holder.get("expires", 0)),
+                f"whose lease expired at {_when(holder.get('expires', 0))}"
+                if expired
+                else "a process of this host that no longer runs",
             )
             with suppress(OSError):  # someone else took it over first: wait for them
                 call("delete_object", IfMatch=held_etag)
@@ -135,12 +141,22 @@ def bucket_lock(store: Bucket, name: str, ttl_s: float) -> Iterator[None]:
     stop = threading.Event()
 
     def renew() -> None:
-        while not stop.wait(ttl_s / 3):
+        # A renewal that fails because the bucket is away for a while (a restart) is tried
+        # again until our lease would run out; one refused because another holder took over
+        # ends the renewals.
+        from botocore.exceptions import BotoCoreError
+
+        expires, wait = time.time() + ttl_s, ttl_s / 3
+        while not stop.wait(wait):
             try:
                 current["etag"] = call("put_object", Body=lease(), IfMatch=current["etag"])["ETag"]
-            except OSError as exc:
-                log.error("lock %s: could not renew (%s); another run may take it", name, exc)
-                return
+                expires, wait = time.time() + ttl_s, ttl_s / 3
+            except (OSError, BotoCoreError) as exc:
+                if _precondition(exc) or time.time() + _RETRY_S >= expires:
+                    log.error("lock %s: could not renew (%s); another run may take it", name, exc)
+                    return
+                log.warning("lock %s: could not renew (%s); trying again", name, exc)
+                wait = _RETRY_S
 
     renewer = threading.Thread(target=renew, name=f"lock-{name}", daemon=True)
     renewer.start()
@@ -164,6 +180,23 @@ async def _read_lease(store: Bucket, bucket_name: str, object_key: str) -> tuple
         return out["ETag"], json.loads(data)
     except ValueError:
         return out["ETag"], {}  # not ours to read: treat as expired
+
+
+def _gone(owner: str | None) -> bool:
+    """Whether a lease's ``owner`` (``host:pid:thread``) is a process of this host that no
+    longer runs (a SIGKILLed task): its lease need not be waited out. A pid reused since only
+    makes us wait for the lease to expire."""
+    host, _, rest = (owner or "").partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass  # alive, another user's
+    return False
 
 
 def _precondition(exc: Exception) -> bool:

@@ -21,7 +21,7 @@ SHARES = {"robots": 0.3, "limited": 0.3, "slow": 0.0, "dead": 0.1, "redirect": 0
 
 
 def test_a_slot_of_urls_is_fetched_from_the_simulated_hosts(tmp_path):
-    with news_web.NewsWeb(12, seed=3, shares=SHARES, window_s=0.5) as web:
+    with news_web.NewsWeb(12, seed=3, shares=SHARES) as web:
         made = month_mirror.build(tmp_path / "mirror", date(2025, 8, 1), days=1, per_day=1,
                                   hosts=12, port=web.port, missing=0, corrupt=0)  # fmt: skip
         urls = sorted(made.urls)[::10][:120]  # spread over the hosts
@@ -38,6 +38,10 @@ def test_a_slot_of_urls_is_fetched_from_the_simulated_hosts(tmp_path):
                and "dead" not in kinds[host[u]])  # fmt: skip
     assert all(status[u] != "fetched" for u in urls if "dead" in kinds[host[u]])
     assert web.counts["429"] > 0 and web.counts["301"] > 0  # rate limits and redirects met
+    # A limited host refuses each page once: the fetcher waits out Retry-After and gets it.
+    limited = [u for u in urls if kinds[host[u]] == {"limited"}]
+    assert limited and all(status[u] in ("fetched", "not_html") for u in limited)
+    assert all(ledger[u]["attempts"] >= 2 for u in limited)
     assert {"fetched", "robots", "not_html"} <= set(status.values())
     pages = list(iter_pages(cfg.data_root))
     assert len(pages) == summary.fetched > 50

@@ -1,17 +1,28 @@
-"""Locks in the bucket: one holder at a time across machines, renewed while held, taken
-over once a crashed holder's lease has expired; and a shared ledger updated from two
+"""Locks in the bucket: one holder at a time across machines, renewed while held (also across
+a restart of the S3 server), taken over once a crashed holder's lease has expired or at once
+when the holder was a process of this host that is gone; and a shared ledger updated from two
 machines at once keeps both machines' rows."""
 
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
+
+import s3fs
 
 from gdelt_forecast.config import load_config
 from gdelt_forecast.gdelt import ledger
 from gdelt_forecast.locks import bucket_lock, month_lock
 from gdelt_forecast.objectstore import bucket, staged
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import local_servers  # noqa: E402 (bench/ is a folder of scripts, not a package)
 
 
 def _cfg(root: str, machine, ttl: float = 600.0):
@@ -116,3 +127,66 @@ def test_two_machines_updating_the_ledger_at_once_keep_all_rows(bucket_url, tmp_
         for m in ("export", "mentions")
         for row in rows(m)
     )
+
+
+def test_a_dead_holder_of_this_host_is_taken_over_at_once(bucket_url, tmp_path, caplog):
+    store = bucket(_cfg(bucket_url, tmp_path))
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # its pid names no process now
+    key = store.key("locks/fetch-2025-08-01.lock")
+    lease = {"owner": f"{socket.gethostname()}:{dead.pid}:1", "expires": time.time() + 600}
+    store.fs.pipe_file(key, json.dumps(lease).encode())
+    t0 = time.monotonic()
+    with bucket_lock(store, "fetch-2025-08-01", ttl_s=600):
+        assert time.monotonic() - t0 < 5  # not the 600 s of its lease
+    assert "a process of this host that no longer runs" in caplog.text
+
+    # A live holder of this host (this process) and one of another host are waited for.
+    for owner in (f"{socket.gethostname()}:{os.getpid()}:1", f"elsewhere:{dead.pid}:1"):
+        lease = {"owner": owner, "expires": time.time() + 600}
+        store.fs.pipe_file(key, json.dumps(lease).encode())
+        got = threading.Event()
+
+        def contender(got: threading.Event = got) -> None:
+            with bucket_lock(store, "fetch-2025-08-01", ttl_s=600):
+                got.set()
+
+        thread = threading.Thread(target=contender, daemon=True)
+        thread.start()
+        time.sleep(2.5)
+        assert not got.is_set(), owner
+        store.fs.rm_file(key)  # the holder releases it
+        thread.join(timeout=10)
+        assert got.is_set()
+
+
+def test_a_held_lock_is_renewed_across_a_restart_of_the_bucket(
+    s3_endpoint, tmp_path, caplog, monkeypatch
+):
+    # botocore's own retries would hide a short outage from the lock: a renewal must fail.
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
+    with local_servers.S3Server(tmp_path / "s3") as server:
+        overrides = [f"storage.local_dir={tmp_path}", f"storage.endpoint_url={server.url}"]
+        cfg = load_config(None, overrides, "s3://restarted/data")
+        s3fs.S3FileSystem(skip_instance_cache=True, endpoint_url=server.url).mkdir("restarted")
+        store = bucket(cfg)
+        key = store.key("locks/testset-2025-08.lock")
+        release = threading.Event()
+        acquired = threading.Event()
+
+        def holder() -> None:
+            with bucket_lock(store, "testset-2025-08", ttl_s=9):  # renewed every 3 s
+                acquired.set()
+                release.wait()
+
+        thread = threading.Thread(target=holder)
+        thread.start()
+        acquired.wait()
+        server.restart(down_s=4)  # a renewal falls in the outage
+        time.sleep(4)
+        lease = json.loads(store.fs.cat_file(key))
+        assert lease["expires"] > time.time() + 5  # renewed after the restart
+        assert "could not renew" in caplog.text and "trying again" in caplog.text
+        release.set()
+        thread.join()
+        assert not store.listing("locks")
