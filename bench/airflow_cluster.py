@@ -6,8 +6,9 @@ of its own logging into ``<home>/<service>.log``. A worker runs ``concurrency`` 
 
 Each worker has its own name (the ``hostname`` Airflow records on the tasks it ran, through
 bench/worker_hostname.py) and its own log-server port. :meth:`Cluster.kill_worker` SIGKILLs a
-worker with the tasks it runs, as a lost machine; Airflow notices the silence after
-``heartbeat_timeout_s`` and retries the task ``retry_delay_s`` later on a worker that lives.
+worker with the tasks it runs (their processes, in groups of their own), as a lost machine;
+Airflow notices the silence after ``heartbeat_timeout_s`` and retries the task
+``retry_delay_s`` later on a worker that lives.
 
 What ran where is read from the metadata database: :meth:`Cluster.tasks` lists every try of
 every task with its worker, times and the ``usage`` XCom that gdelt_forecast.airflow_tasks
@@ -16,10 +17,10 @@ pushes (the task's CPU seconds and peak RSS).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
-import signal
 import subprocess
 import sys
 import time
@@ -130,8 +131,17 @@ class Cluster:
         self._start(name, "celery", "worker", "--celery-hostname", f"{name}@bench", env=env)
 
     def kill_worker(self, name: str) -> None:
-        """SIGKILL the worker and every task it runs (its session), as a machine lost."""
-        local_servers.stop(self.services.pop(name), signal.SIGKILL)
+        """SIGKILL the worker and every task it runs, as a machine lost: its whole process
+        tree, since Airflow starts each task in a process group of its own."""
+        import psutil
+
+        worker = self.services.pop(name)
+        tree = psutil.Process(worker.pid).children(recursive=True)
+        for process in [psutil.Process(worker.pid), *tree]:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.kill()
+        worker.wait()
+        psutil.wait_procs(tree, timeout=30)
 
     def trigger(self, dag: str, run_id: str, conf: dict) -> None:
         self.airflow(

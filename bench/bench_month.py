@@ -42,7 +42,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import os
 import resource
 import shutil
@@ -292,27 +291,33 @@ def critical_path(stages: list[dict], tasks: list[dict]) -> dict:
 
 
 def politeness(root: Path, cfg, fetch_wall_s: float) -> dict:
-    """The least time the fetch could take on its busiest host at ``articles.per_host`` slots
-    ``per_host_delay_s`` apart (per day, summed), against its wall time: what no worker count
-    shortens."""
+    """The waits the fetch owes to politeness, from its ledger: each request's pause of
+    ``per_host_delay_s`` and each retry's backoff (``backoff_s`` doubled per retry), summed per
+    host and spread over its ``per_host`` slots; the busiest host of each day bounds that
+    day's fetch from below whatever the workers (``floor_s``, days summed), against the
+    fetch's wall time."""
     import pyarrow.parquet as pq
 
     ledger_path = root / "articles/fetch_ledger.parquet"
     if not ledger_path.exists():
         return {}
-    urls = pq.read_table(ledger_path, columns=["url"])["url"].to_pylist()
-    per_day_host: Counter = Counter()
-    for url in urls:  # the simulated URLs name their day: http://host/[private/]Y/M/D/page
-        parts = url.split("/")
-        per_day_host[("/".join(parts[-4:-1]), parts[2])] += 1
-    busiest: dict = defaultdict(int)
-    for (day, _), n in per_day_host.items():
-        busiest[day] = max(busiest[day], n)
     a = cfg.articles
-    floor = sum(math.ceil(n / a.per_host) * a.per_host_delay_s for n in busiest.values())
+    rows = pq.read_table(ledger_path, columns=["url", "attempts"]).to_pylist()
+    waits: Counter = Counter()
+    for r in rows:  # the simulated URLs name their day: http://host/[private/]Y/M/D/page
+        parts = r["url"].split("/")
+        # A ledger's attempts add up over runs; one run retries at most `retries` times.
+        tries = min(r["attempts"] or 1, a.retries + 1)
+        backoff = sum(a.backoff_s * 2**k for k in range(tries - 1))
+        waits[("/".join(parts[-4:-1]), parts[2])] += tries * a.per_host_delay_s + backoff
+    busiest: dict = defaultdict(float)
+    for (day, _), wait in waits.items():
+        busiest[day] = max(busiest[day], wait / a.per_host)
+    floor = sum(busiest.values())
     return {
-        "urls": len(urls),
-        "hosts": len({h for _, h in per_day_host}),
+        "urls": len(rows),
+        "hosts": len({h for _, h in waits}),
+        "attempts": sum(r["attempts"] or 1 for r in rows),
         "floor_s": round(floor, 1),
         "fetch_wall_s": fetch_wall_s,
         "share": round(floor / fetch_wall_s, 3) if fetch_wall_s else None,
