@@ -1,6 +1,8 @@
 -- MIRAI's data_kg.csv: one row per (quad, kept document) of the release's history, with
--- MIRAI's column names and string forms (QuadEventCode "2023-11-03, AUS, 042, CHN"; Docids
--- as a Python list literal, which MIRAI's code reads back with eval).
+-- MIRAI's column names and string forms (QuadEventCode "2023-11-03, AUS, 042, CHN"), sorted
+-- so that a quad's rows come together and by Docid. Its last column, Docids (the quad's
+-- documents as a Python list literal, which MIRAI's code reads back with eval), is added
+-- while writing (gdelt_forecast/testset/mirai_compat.py).
 WITH linked AS (
     SELECT
         strftime(q.date, '%Y-%m-%d') AS DateStr,
@@ -10,7 +12,6 @@ WITH linked AS (
         c1.name AS Actor1CountryName,
         c2.name AS Actor2CountryName,
         r.name AS RelName,
-        q.quad_id,
         d.doc_id AS Docid
     FROM quad_docs AS d
     JOIN quads AS q USING (quad_id)
@@ -25,8 +26,6 @@ SELECT
     concat_ws(', ', DateStr, Actor1CountryCode, EventBaseCode, Actor2CountryCode)
         AS QuadEventCode,
     concat_ws(', ', DateStr, Actor1CountryName, RelName, Actor2CountryName) AS QuadEventName,
-    Docid,
-    '[' || string_agg('''' || Docid || '''', ', ' ORDER BY Docid)
-        OVER (PARTITION BY quad_id) || ']' AS Docids
+    Docid
 FROM linked
 ORDER BY DateStr, QuadEventCode, Docid
