@@ -14,7 +14,9 @@ other, each with one first term, its date, and term counts that add up to its te
 length. ``tkg/`` decodes, line by line as RE-GCN reads it, to exactly the rows of
 ``quads``, each in the split its date says, with ids from 0 without gaps. ``openforecast/``
 holds exactly the lines the checked task files give (so its ``known_timeline`` are their
-backgrounds).
+backgrounds). MIRAI's ``data_news.csv`` holds one line per article of ``news`` on its
+first-seen day and ``data_kg.csv`` one per (quad, document) of ``quad_docs``, each with its
+quad's whole document list, and nothing else: MIRAI's API cuts them by date alone.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ DATED = {  # table -> the date columns that must lie in the history
     "events": ("date",), "quads": ("date",), "news": ("date",), "news_terms": ("date",),
     "quad_docs": ("date",), "funnel": ("date",), "complex_events": ("first_date", "last_date"),
 }  # fmt: skip
+
+
+# MIRAI's database files (gdelt_forecast/testset/mirai_compat.py), by the view that reads them.
+MIRAI_DATABASE = {"data_kg": "mirai/MIRAI/data_kg.csv", "data_news": "mirai/MIRAI/data_news.csv"}
 
 
 def verify(root: Path) -> list[str]:
@@ -147,12 +153,25 @@ def _leakage(root: Path, manifest: dict, listed: dict[str, dict]) -> list[str]:
             ]
         found = duck.records(con, "release/leaks.sql", first=first, last=last)
         found += duck.records(con, "release/news_terms_check.sql")
+        if all(path in listed for path in MIRAI_DATABASE.values()):  # releases since MIRAI's
+            for name, path in MIRAI_DATABASE.items():
+                con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM {_tsv(root / path)}')
+                tables[name] = [path]
+            found += duck.records(con, "release/mirai_check.sql")
         for r in found:
             problems += [
                 f"{p}: {r['problem']} ({r['rows']} rows, e.g. {r['example']})"
                 for p in tables[r["tbl"]]
             ]
     return problems
+
+
+def _tsv(path: Path) -> str:
+    """A MIRAI tab-separated file as text columns (its articles' texts span lines, quoted)."""
+    return (
+        f"read_csv({duck.literal(path)}, delim = '\\t', header = true, quote = '\"', "
+        "escape = '\"', all_varchar = true, max_line_size = 67108864)"
+    )
 
 
 def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:

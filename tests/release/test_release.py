@@ -94,13 +94,16 @@ def _rewrite(root: Path, path: str, table: pa.Table) -> None:
     """Replace a table and re-list it, as a careless hand would, so only the content checks
     can catch it."""
     pq.write_table(table, root / path)
+    _relist(root, path, rows=table.num_rows)
+
+
+def _relist(root: Path, path: str, **listing) -> None:
+    """List ``path`` in the manifest as it now is on disk (size, sha256, and ``listing``)."""
     m = manifest(root)
     data = (root / path).read_bytes()
     for item in m["files"]:
         if item["path"] == path:
-            item.update(
-                bytes=len(data), sha256=hashlib.sha256(data).hexdigest(), rows=table.num_rows
-            )
+            item.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest(), **listing)
     (root / MANIFEST).write_text(json.dumps(m))
 
 

@@ -22,7 +22,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from gdelt_forecast.release.verify import verify
 from gdelt_forecast.tasks import TASKS
 from gdelt_forecast.tasks.records import SCHEMA
-from tests.release.test_release import _rewrite
+from tests.release.test_release import _relist, _rewrite
 
 STEM = snowballstemmer.stemmer("english")
 
@@ -291,3 +291,47 @@ def test_the_gold_letter_of_each_option_list_is_its_answer(release):
     for r in records(release):
         if r["task"] in ("MCNC", "MCAC"):
             assert r["answer"] in string.ascii_uppercase[:4] and len(r["candidates"]) == 4
+
+
+KG, NEWS = "mirai/MIRAI/data_kg.csv", "mirai/MIRAI/data_news.csv"
+
+
+def _plant(root: Path, path: str, lines: list[str]) -> None:
+    (root / path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _relist(root, path)
+
+
+def test_verify_names_a_mirai_database_line_from_outside_the_release(copy):
+    """MIRAI's API cuts data_kg.csv and data_news.csv by date alone: a line that is none of
+    the release's rows (an event of a later day, a page seen after the history) or a quad's
+    list that names documents not its own would reach an agent."""
+    assert verify(copy) == []
+    kg = (copy / KG).read_text(encoding="utf-8").splitlines()
+    one = next(line for line in kg[1:] if line.endswith(f"['{line.split(chr(9))[9]}']"))
+    day = one.split("\t")[0]
+    later = one.replace(day, "2025-09-01")  # the same quad and page, a day after the history
+    _plant(copy, KG, [*kg, later])
+    head, relation, tail, doc = (later.split("\t")[i] for i in (1, 3, 2, 9))
+    assert verify(copy) == [
+        f"{KG}: a line that is no (quad, document) of quad_docs (1 rows, e.g. 2025-09-01 "
+        f"{head} {relation} {tail} {doc})"
+    ]
+
+    # The quad's list names a page that is not among its documents.
+    other = next(line.split("\t")[9] for line in kg[1:] if line.split("\t")[9] != doc)
+    padded = one.rsplit("\t", 1)[0] + f"\t['{doc}', '{other}']"
+    _plant(copy, KG, [padded if line == one else line for line in kg])
+    assert verify(copy) == [
+        f"{KG}: a quad whose Docids is not the list of its documents (1 rows, e.g. "
+        f"{one.split(chr(9))[7]})"
+    ]
+    _plant(copy, KG, kg)
+
+    news = (copy / NEWS).read_text(encoding="utf-8").splitlines()
+    page = "\t".join(["later0000000000000", "0" * 32, "https://example.org/later", "2025-09-03",
+                      "A page seen after the history", "Its text.", "Its text."])  # fmt: skip
+    _plant(copy, NEWS, [*news, page])
+    assert verify(copy) == [
+        f"{NEWS}: a line that is no article of news on its first-seen day (1 rows, e.g. "
+        "later0000000000000 2025-09-03)"
+    ]
