@@ -28,6 +28,8 @@ from pathlib import Path
 
 import local_servers
 
+from gdelt_forecast.airflow_runs import wait_healthy
+
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
@@ -111,13 +113,7 @@ class Cluster:
             self._start(service, service)
         for name in self.worker_names:
             self.start_worker(name)
-        subprocess.run(
-            [str(BIN / "python"), "-m", "gdelt_forecast.airflow_runs", self.api],
-            check=True,
-            env=self.env,
-            capture_output=True,
-            timeout=300,
-        )
+        wait_healthy(self.api, timeout_s=300)
         for dag in dags:
             self.airflow("dags", "unpause", dag)
 

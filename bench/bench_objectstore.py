@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,6 +34,7 @@ import time
 import uuid
 from pathlib import Path
 
+import local_servers
 from bench_ingest import build_mirror, slots
 
 REPO = Path(__file__).resolve().parents[1]
@@ -43,23 +43,19 @@ DAY = "2025-08-07"
 
 
 def start_server() -> tuple[subprocess.Popen, str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = local_servers.free_port()
     moto = Path(sys.executable).with_name("moto_server")
     server = subprocess.Popen(
         [str(moto), "-H", "127.0.0.1", "-p", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return server, f"http://127.0.0.1:{port}"
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    sys.exit("moto_server did not start")
+    try:
+        local_servers.wait_for_port(port, "moto_server", server, timeout_s=10)
+    except RuntimeError as exc:
+        server.kill()
+        sys.exit(str(exc))
+    return server, f"http://127.0.0.1:{port}"
 
 
 def cli(*args: str) -> float:
