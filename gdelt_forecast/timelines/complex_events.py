@@ -30,6 +30,8 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from gdelt_forecast.config import TimelinesConfig
 
+_BLOCK = 256  # documents whose similarities are computed at once
+
 
 @dataclass(frozen=True)
 class ComplexEvent:
@@ -64,12 +66,7 @@ def group(docs: list[dict], first: date, cfg: TimelinesConfig) -> list[ComplexEv
 def _stories(docs: list[dict], vectors, first: date, cfg: TimelinesConfig) -> list[ComplexEvent]:
     if len(docs) < cfg.min_documents:
         return []  # most pairs have a single document: no story to look for
-    similarity = (vectors @ vectors.T).toarray()
-    days = np.array([d["date"].toordinal() for d in docs])
-    linked = (similarity >= cfg.min_similarity) & (
-        np.abs(days[:, None] - days[None, :]) <= cfg.max_gap_days
-    )
-    _, labels = connected_components(csr_matrix(linked), directed=False)
+    _, labels = connected_components(_links(vectors, docs, cfg), directed=False)
     stories = []
     for label in sorted(set(labels)):
         members = [i for i in range(len(docs)) if labels[i] == label]
@@ -77,13 +74,14 @@ def _stories(docs: list[dict], vectors, first: date, cfg: TimelinesConfig) -> li
             continue
         members = members[-cfg.max_documents :]
         # The most central document (highest summed similarity) names the story.
-        central = max(members, key=lambda i: (similarity[i, members].sum(), -i))
+        similarity = (vectors[members] @ vectors[members].T).toarray()
+        central = max(range(len(members)), key=lambda k: (similarity[k].sum(), -members[k]))
         chosen = [docs[i] for i in members]
         ids = "\n".join(d["doc_id"] for d in chosen)
         stories.append(
             ComplexEvent(
                 complex_event_id="ce-" + hashlib.sha256(ids.encode()).hexdigest()[:16],
-                title=docs[central]["title"] or "",
+                title=docs[members[central]]["title"] or "",
                 country_a=chosen[0]["country_a"],
                 country_b=chosen[0]["country_b"],
                 first_date=chosen[0]["date"],
@@ -92,3 +90,26 @@ def _stories(docs: list[dict], vectors, first: date, cfg: TimelinesConfig) -> li
             )
         )
     return stories
+
+
+def _links(vectors, docs: list[dict], cfg: TimelinesConfig) -> csr_matrix:
+    """The pair's links as a sparse matrix, computed ``_BLOCK`` documents at a time against
+    the documents within ``max_gap_days`` of them (``docs`` are in date order): a dense
+    similarity matrix of a month's busiest pair (tens of thousands of documents) takes
+    gigabytes. Each similarity is the same dot product of the same two rows as in the full
+    product, so the links do not depend on the block size."""
+    days = np.array([d["date"].toordinal() for d in docs])
+    if np.any(np.diff(days) < 0):
+        raise ValueError("documents of a pair must come in date order")
+    rows, cols = [], []
+    for start in range(0, len(docs), _BLOCK):
+        end = min(start + _BLOCK, len(docs))
+        lo = int(np.searchsorted(days, days[start] - cfg.max_gap_days, side="left"))
+        hi = int(np.searchsorted(days, days[end - 1] + cfg.max_gap_days, side="right"))
+        similarity = (vectors[start:end] @ vectors[lo:hi].T).toarray()
+        near = np.abs(days[start:end, None] - days[None, lo:hi]) <= cfg.max_gap_days
+        i, j = np.nonzero((similarity >= cfg.min_similarity) & near)
+        rows.append(i + start)
+        cols.append(j + lo)
+    edges = (np.concatenate(rows), np.concatenate(cols))
+    return csr_matrix((np.ones(len(edges[0]), dtype=bool), edges), shape=(len(docs), len(docs)))

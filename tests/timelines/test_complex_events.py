@@ -2,6 +2,8 @@
 
 from datetime import date, timedelta
 
+import pytest
+
 from gdelt_forecast.config import load_config
 from gdelt_forecast.timelines.complex_events import group
 
@@ -76,3 +78,24 @@ def test_month_history_and_limits(tmp_path):
     strict = group(docs, AUG1, cfg(tmp_path, "timelines.min_similarity=1.0"))
     assert strict == []  # no two texts are identical: nothing links
     assert group([], AUG1, cfg(tmp_path)) == []
+
+
+def test_links_do_not_depend_on_the_block(tmp_path, monkeypatch):
+    """A busy pair's similarities are computed a block of documents at a time against those
+    within the gap: a block of 3 gives the stories of one block holding every document."""
+    from gdelt_forecast.timelines import complex_events
+
+    topics = [TRADE, FLOOD, "election vote ballots count parliament seats"]
+    docs = ordered(
+        [doc(f"d{n:02}", n % 25 - 5, f"{topics[n % 3]} w{n % 4}") for n in range(40)]
+        + [doc("x1", 3, TRADE, pair=("RUS", "USA")), doc("x2", 4, TRADE, pair=("RUS", "USA"))]
+    )
+    for gap in ("3", "7"):
+        config = cfg(tmp_path, f"timelines.max_gap_days={gap}")
+        monkeypatch.setattr(complex_events, "_BLOCK", 1000)
+        whole = group(docs, AUG1, config)
+        monkeypatch.setattr(complex_events, "_BLOCK", 3)
+        assert group(docs, AUG1, config) == whole
+        assert len(whole) > 1
+    with pytest.raises(ValueError, match="date order"):
+        group([doc("b", 2, TRADE), doc("a", 0, TRADE)], AUG1, cfg(tmp_path))
