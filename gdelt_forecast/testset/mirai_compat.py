@@ -13,6 +13,8 @@ from __future__ import annotations
 import csv
 import json
 from datetime import date
+from itertools import chain, groupby
+from operator import itemgetter
 from pathlib import Path
 
 from gdelt_forecast import duck
@@ -24,9 +26,6 @@ RELATION_QUERY = [
     "news_count", "min_news_count", "answer", "answer_len", "QueryCode", "AnswerList",
     "AnswerDict", "DateNLP",
 ]  # fmt: skip
-
-
-QUAD_EVENT_CODE = 7  # the column of mirai_kg.sql's rows that names their quad
 
 
 def write_database(con, out: Path, first: date, last: date) -> None:
@@ -49,23 +48,15 @@ def _write_kg(result, path: Path) -> None:
     that carry their lists ran out of memory there, so the rows come sorted without them and
     each quad's list is made here from its rows, one quad at a time. Written with the csv
     module as DuckDB's COPY writes a tab-separated file (minimal quoting, NULL empty)."""
+    columns = [c[0] for c in result.description]
+    rows = chain.from_iterable(iter(lambda: result.fetchmany(10_000), []))
     with path.open("w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
-        writer.writerow([*(c[0] for c in result.description), "Docids"])
-        quad: list[tuple] = []
-        for batch in iter(lambda: result.fetchmany(10_000), []):
-            for row in batch:
-                if quad and row[QUAD_EVENT_CODE] != quad[0][QUAD_EVENT_CODE]:
-                    _write_quad(writer, quad)
-                    quad = []
-                quad.append(row)
-        if quad:
-            _write_quad(writer, quad)
-
-
-def _write_quad(writer, rows: list[tuple]) -> None:
-    docids = "[" + ", ".join(f"'{row[-1]}'" for row in rows) + "]"
-    writer.writerows((*row, docids) for row in rows)
+        writer.writerow([*columns, "Docids"])
+        for _, group in groupby(rows, key=itemgetter(columns.index("QuadEventCode"))):
+            quad = list(group)
+            docids = "[" + ", ".join(f"'{row[-1]}'" for row in quad) + "]"
+            writer.writerows((*row, docids) for row in quad)
 
 
 def relation_query_rows(queries: list[dict]) -> list[dict]:
