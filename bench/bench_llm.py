@@ -66,9 +66,10 @@ from harness import verdict  # noqa: E402
 
 from gdelt_forecast.config import load_config  # noqa: E402
 from gdelt_forecast.llm import run  # noqa: E402
+from gdelt_forecast.llm.vllm_server import serving  # noqa: E402
 from gdelt_forecast.timelines.complex_events import ComplexEvent  # noqa: E402
 from gdelt_forecast.timelines.written import extract_request  # noqa: E402
-from tests.vllm.server import CORPUS, make_tiny_llama, serving  # noqa: E402
+from tests.vllm.server import CORPUS, MAX_MODEL_LEN, MODEL_NAME, make_tiny_llama  # noqa: E402
 
 TARGET = 0.80
 TEMPERATURE = 1.0
@@ -236,7 +237,13 @@ def main() -> None:
     else:
         print("making the tiny Llama and starting vLLM on 127.0.0.1 ...", flush=True)
         model_dir = make_tiny_llama(work / "tiny-llama")
-        server = serving(model_dir, work / "server.log", ["--no-enable-prefix-caching"])
+        server = serving(
+            model_dir,
+            work / "server.log",
+            MODEL_NAME,
+            MAX_MODEL_LEN,
+            ["--no-enable-prefix-caching"],
+        )
         tokenizer = str(model_dir)
     with server as local:
         if local is not None:

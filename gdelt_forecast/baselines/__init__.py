@@ -6,11 +6,12 @@ query's date, scored by MIRAI's metrics (:mod:`gdelt_forecast.testset.evaluate`)
   ``baseline.window_days`` days up to its last visible day (its ``cutoff`` column);
 - ``frequency``: the ``baseline.frequency_top`` most frequent relations of all events
   before the cutoff, whoever took part;
-- ``llm``: MIRAI's Direct IO agent, the model's answer to the query alone (no tools, no
-  data), with the prompts of MIRAI's appendix K (``prompts/mirai-direct-v1``), through the
-  LLM client of the timelines (cache, retries, ``llm_calls.parquet`` under
-  ``<data_root>/baselines/<release>/``). Releases carry the other two only: this one needs
-  a server and a model, and says more about the model than about the test set.
+- ``llm``: MIRAI's Direct IO agent (:mod:`gdelt_forecast.baselines.direct`), the model's
+  answer to the query alone (no tools, no data), with the prompts of MIRAI's appendix K
+  (``prompts/mirai-direct-v1``), through the LLM client of the timelines (cache, retries,
+  ``llm_calls.parquet`` under ``<data_root>/baselines/<release>/``). Releases carry the
+  other two only: this one needs a server and a model, and says more about the model than
+  about the test set.
 
 A query of horizon h on day t sees the days up to t - h (its ``cutoff``): its environment
 opens with the cutoff the day after, one environment per distinct cutoff.
@@ -28,14 +29,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from gdelt_forecast.config import Config
-from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.environment import CAMEOCode, Date, DateRange, Environment, ISOCode
 from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.testset import evaluate
 
 METHODS = ("history", "frequency")  # the ones every release runs
 ALL_METHODS = (*METHODS, "llm")
-PROMPTS = Path(__file__).parent / "prompts" / "mirai-direct-v1"
 SPLITS = {"test": "testset/queries.parquet", "subset": "testset/subset.parquet"}
 
 
@@ -96,7 +95,10 @@ def run_baseline(cfg: Config, folder: Path, method: str, split: str = "test") ->
     if method == "llm":
         t0 = time.monotonic()
         path = folder / SPLITS[split]
-        predictions, llm = _llm(folder, path, cfg)
+        # Here, not at the top: the llm package (and openai) loads only when an LLM is asked.
+        from gdelt_forecast.baselines.direct import direct_io
+
+        predictions, llm = direct_io(folder, path, cfg)
         scores = evaluate.score(evaluate.load_queries(path), predictions)
         return Summary(
             folder.name, method, split, len(predictions), scores, time.monotonic() - t0, llm
@@ -137,72 +139,3 @@ def run_baselines(
                 folder.name, method, split, len(rows[split]), scores, seconds
             )
     return out
-
-
-def _read_answer(text: str) -> dict:
-    """A prediction from an answer that is not plain JSON ("Final Answer: {...}")."""
-    prediction = evaluate.parse_prediction(text)
-    if prediction is None:
-        raise ValueError("no prediction dict in the answer")
-    return prediction
-
-
-def _llm(folder: Path, path: Path, cfg: Config) -> tuple[dict[str, object], dict]:
-    """MIRAI's Direct IO: one chat per query, the answer dict as the prediction (a failed
-    call predicts nothing, as an unparseable answer scores in MIRAI)."""
-    from pydantic import ConfigDict
-
-    from gdelt_forecast.llm.batch import run, summarize
-    from gdelt_forecast.llm.calls import write_calls
-    from gdelt_forecast.llm.request import Request
-    from gdelt_forecast.llm.schema import Answer
-
-    # Here, not at the top: the llm package (and openai) loads only when an LLM is asked.
-    class Forecast(Answer):
-        """Any JSON object: MIRAI's dict of first-level -> second-level codes, which the
-        scorer reads and checks (invalid codes are counted, not trusted)."""
-
-        model_config = ConfigDict(extra="allow")
-
-    system = (PROMPTS / "system.txt").read_text(encoding="utf-8").strip().format()
-    query = (PROMPTS / "query.txt").read_text(encoding="utf-8").strip()
-    columns = [
-        "query_id",
-        "date",
-        "subject",
-        "subject_name",
-        "object",
-        "object_name",
-        "date_nlp",
-        "cutoff_nlp",
-    ]
-    requests = [
-        Request(
-            r["query_id"],
-            "direct",
-            [
-                {"role": "system", "content": system},
-                {
-                    "role": "user",
-                    "content": query.format(
-                        actor1_name=r["subject_name"],
-                        actor2_name=r["object_name"],
-                        future_date_nlp=r["date_nlp"],
-                        current_date_nlp=r["cutoff_nlp"],
-                        future_date=r["date"].isoformat(),
-                        actor1_code=r["subject"],
-                        actor2_code=r["object"],
-                    ),
-                },
-            ],
-            Forecast,
-            "forecast",
-            _read_answer,
-        )
-        for r in pq.read_table(path, columns=columns).to_pylist()
-    ]
-    t0 = time.monotonic()
-    results = run(cfg, requests)
-    write_calls(DataRoot(cfg.data_root).baselines / folder.name / "llm_calls.parquet", results)
-    predictions = {r.key: r.answer or {} for r in results}
-    return predictions, summarize(results, time.monotonic() - t0).to_dict()

@@ -17,8 +17,9 @@ import asyncio
 import logging
 import os
 import time
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from openai import AsyncOpenAI
@@ -41,6 +42,8 @@ class LlmSummary(StageSummary):
     ok: int = 0
     fallback: int = 0
     failed: int = 0
+    retried: int = 0  # settled on a later attempt than the first
+    failed_by_reason: dict = field(default_factory=dict)  # client.REASONS -> failed calls
     prompt_tokens: int = 0  # of the requests sent in this run
     completion_tokens: int = 0
     completion_tokens_per_s: float = 0.0
@@ -49,10 +52,16 @@ class LlmSummary(StageSummary):
     def line(self) -> str:
         return (
             f"llm: {self.calls} calls, {self.cache_hits} cache hits; {self.ok} ok, "
-            f"{self.fallback} fallback, {self.failed} failed; {self.prompt_tokens} prompt + "
+            f"{self.fallback} fallback, {self.failed} failed"
+            + (f" ({_reasons(self.failed_by_reason)})" if self.failed_by_reason else "")
+            + f"; {self.prompt_tokens} prompt + "
             f"{self.completion_tokens} completion tokens "
             f"({self.completion_tokens_per_s:.1f} tokens/s, {self.seconds:.1f} s)"
         )
+
+
+def _reasons(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {why}" for why, n in counts.items())
 
 
 def summarize(results: Sequence[Result], seconds: float) -> LlmSummary:
@@ -66,6 +75,8 @@ def summarize(results: Sequence[Result], seconds: float) -> LlmSummary:
         ok=sum(r.status == "ok" for r in results),
         fallback=sum(r.status == "fallback" for r in results),
         failed=sum(r.status == "failed" for r in results),
+        retried=sum(r.attempts > 1 for r in results),
+        failed_by_reason=dict(Counter(r.reason for r in results if r.status == "failed")),
         prompt_tokens=sum(r.prompt_tokens for r in sent),
         completion_tokens=completion,
         completion_tokens_per_s=completion / seconds if seconds > 0 else 0.0,

@@ -50,6 +50,7 @@ class AnswerCache:
             status=record["status"],
             answer=record["answer"],
             raw=record["raw"],
+            reason=record.get("reason", ""),  # answers cached before reasons had none
             prompt_tokens=record["prompt_tokens"],
             completion_tokens=record["completion_tokens"],
             latency_s=record["latency_s"],
@@ -66,6 +67,7 @@ class AnswerCache:
             "status": result.status,
             "answer": result.answer,
             "raw": result.raw,
+            "reason": result.reason,
             "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens,
             "latency_s": round(result.latency_s, 3),

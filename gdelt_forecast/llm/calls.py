@@ -1,7 +1,9 @@
 """``llm_calls.parquet``: one row per request of a stage, how its answer was obtained.
 
 ``error`` is null when there was none; for a ``fallback`` row it says why the JSON answer
-was refused. Cached rows repeat the counts of the run that obtained the answer.
+was refused. ``reason`` names its kind (``gdelt_forecast.llm.client.REASONS``: "cut at
+max_tokens", "invalid JSON", "schema", "transport", "refused"), null for a clean answer.
+Cached rows repeat the counts of the run that obtained the answer.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ CALLS_SCHEMA = pa.schema(
         ("completion_tokens", pa.int64()),
         ("latency_s", pa.float64()),
         ("error", pa.string()),
+        ("reason", pa.string()),
     ]
 )
 
@@ -45,6 +48,7 @@ def write_calls(path: Path, results: Iterable[Result]) -> None:
             "completion_tokens": r.completion_tokens,
             "latency_s": r.latency_s,
             "error": r.error or None,
+            "reason": r.reason or None,
         }
         for r in results
     ]

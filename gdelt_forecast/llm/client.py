@@ -10,6 +10,13 @@ attempts and tokens go to ``llm_calls.parquet``. Two budgets, two kinds of troub
   ``llm.invalid_retries`` times, then handed to the request's fallback parser, then recorded
   as failed with the reason.
 
+Every result that was not answered in one clean go says why in ``reason``, one of
+``REASONS``: ``cut at max_tokens`` (the answer ended at ``max_tokens``, so its JSON is
+unfinished; the answer models' bounds are there to make it rare), ``invalid JSON``,
+``schema`` (JSON that breaks the answer model), ``transport`` (no answer after the
+retries) or ``refused`` (a 4xx other than 429, or a reply that is no chat completion). A
+``fallback`` result keeps the reason its JSON was refused.
+
 A request holds a concurrency slot only while an attempt is on the wire, not while it
 waits to retry, so a backing-off request never idles a slot the server could batch.
 """
@@ -17,6 +24,7 @@ waits to retry, so a backing-off request never idles a slot the server could bat
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any
 
@@ -36,6 +44,10 @@ from gdelt_forecast.llm.request import Request, Result, seed_of
 from gdelt_forecast.llm.schema import json_schema
 
 _RETRYABLE = (APIConnectionError, RateLimitError, InternalServerError)
+CUT, INVALID_JSON, SCHEMA, TRANSPORT, REFUSED = (
+    "cut at max_tokens", "invalid JSON", "schema", "transport", "refused"
+)  # fmt: skip
+REASONS = (CUT, INVALID_JSON, SCHEMA, TRANSPORT, REFUSED)
 
 
 async def check_server(client: AsyncOpenAI, llm: LlmConfig) -> None:
@@ -76,14 +88,14 @@ async def ask(
                     started = time.monotonic()
                 completion = await client.chat.completions.create(**_params(llm, request))
         except _RETRYABLE as exc:
-            result.error = _describe(exc)
+            result.error, result.reason = _describe(exc), TRANSPORT
             if retries == llm.max_retries:
                 break
             retries += 1
             await asyncio.sleep(_wait_s(exc, llm.backoff_s, retries))
             continue
         except OpenAIError as exc:  # another 4xx, or a reply that is no chat completion
-            result.error = _describe(exc)
+            result.error, result.reason = _describe(exc), REFUSED
             break
         if completion.usage is not None:
             result.prompt_tokens += completion.usage.prompt_tokens
@@ -92,17 +104,21 @@ async def ask(
         result.raw = (choice.message.content if choice else None) or ""
         if request.answer is None:  # a message, as it comes (an agent's step)
             if choice is None:
-                result.error = "the reply holds no message"
+                result.error, result.reason = "the reply holds no message", REFUSED
                 break
-            result.answer, result.status, result.error = _message(choice), "ok", ""
+            result.answer, result.status = _message(choice), "ok"
+            result.error, result.reason = "", ""
             break
         try:
             result.answer = parse_answer(result.raw, request.answer)
-            result.status, result.error = "ok", ""
+            result.status, result.error, result.reason = "ok", "", ""
             break
         except ValueError as exc:
             cut = choice is not None and choice.finish_reason == "length"
             result.error = f"invalid answer: {exc}" + (" (cut at max_tokens)" if cut else "")
+            result.reason = (
+                CUT if cut else INVALID_JSON if isinstance(exc, json.JSONDecodeError) else SCHEMA
+            )
         if invalid < llm.invalid_retries:
             invalid += 1
             continue

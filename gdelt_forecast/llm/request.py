@@ -71,6 +71,7 @@ class Result:
     answer: dict[str, Any] | None = None
     error: str = ""
     raw: str = ""  # the last answer's text, kept to read what a failed answer said
+    reason: str = ""  # why an answer was refused or the request failed (client.REASONS)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0

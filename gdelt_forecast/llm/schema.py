@@ -11,9 +11,15 @@ or tab) inside strings of otherwise sound JSON, which pydantic's parser refuses.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+def chars(max_length: int) -> Any:
+    """A string of at most ``max_length`` characters: every string of an answer has one, so
+    that guided decoding ends before ``max_tokens`` (an unbounded string can run on to it)."""
+    return Annotated[str, Field(max_length=max_length)]
 
 
 class Answer(BaseModel):
@@ -26,6 +32,41 @@ class Answer(BaseModel):
 def json_schema(model: type[Answer]) -> dict[str, Any]:
     """The JSON schema of ``model``, as the server is asked for it (and the hash covers)."""
     return model.model_json_schema()
+
+
+def unbounded(model: type[Answer]) -> list[str]:
+    """The places of ``model``'s JSON schema where guided decoding could run on: a string
+    without ``maxLength`` (or ``enum``), an integer without ``maximum``, an array without
+    ``maxItems``, an object open to more properties without ``maxProperties``; as
+    ``$.events[].text``."""
+    schema = json_schema(model)
+    definitions = schema.get("$defs", {})
+    found: list[str] = []
+
+    def walk(node: dict, where: str) -> None:
+        if "$ref" in node:
+            node = definitions[node["$ref"].rsplit("/", 1)[1]]
+        for option in node.get("anyOf", []):
+            walk(option, where)
+        kind = node.get("type")
+        open_string = kind == "string" and not {"maxLength", "enum"} & node.keys()
+        if open_string or (kind == "integer" and "maximum" not in node):
+            found.append(where)
+        elif kind == "array":
+            if "maxItems" not in node:
+                found.append(where)
+            walk(node.get("items", {}), where + "[]")
+        elif kind == "object":
+            for name, child in node.get("properties", {}).items():
+                walk(child, f"{where}.{name}")
+            more = node.get("additionalProperties", False)
+            if more is not False:
+                if "maxProperties" not in node:
+                    found.append(where + ".*")
+                walk(more if isinstance(more, dict) else {}, where + ".*")
+
+    walk(schema, "$")
+    return found
 
 
 def validated(model: type[Answer], value: Any) -> dict[str, Any]:

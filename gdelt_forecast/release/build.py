@@ -300,8 +300,13 @@ def _package(
         "tkg": tkg,
         "testset": {k: summary["testset"][k] for k in ("queries", "rows", "subset", "horizons")},
         "timelines": {
-            k: summary["timelines"][k]
-            for k in ("method", "complex_events", "atomic_events", "dropped")
+            **{
+                k: summary["timelines"][k]
+                for k in ("method", "complex_events", "atomic_events", "dropped")
+            },
+            # Rule 6's reasons and the rules' examples (timelines built before rule 6 have none).
+            "ungrounded": summary["timelines"].get("ungrounded", {}),
+            "examples": summary["timelines"].get("examples", {}),
         },
         "tasks": {
             "method": tasks["method"],

@@ -226,7 +226,7 @@ Nothing a question shows may have been first available after its cut. A document
 availability date is the day GDELT first saw it (`news.date`); every atomic event of
 `timelines` and every background and target event of a task record carries its source
 document's (`source_date`). The build applies these rules and drops what breaks them;
-`gdelt-forecast release verify` re-checks rules 1, 2, 4 and 5 from this release's own
+`gdelt-forecast release verify` re-checks rules 1, 2, 4, 5 and 6 from this release's own
 tables. Near-duplicate means `{q["near_duplicate"]["measure"]}`: the share of the shorter
 text's content words (stemmed, without stop words) that the other holds is at least
 {q["near_duplicate"]["threshold"]}.
@@ -341,14 +341,17 @@ remain their publishers'; they are included for research use only.
 
 def _soundness_rows(rules: list[dict]) -> str:
     return "\n".join(
-        f"| `{r['rule']}` | {r['text']} | "
-        + (
-            ", ".join(f"{n:,} {what.replace('_', ' ')}" for what, n in r["removed"].items())
-            or "nothing"
-        )
-        + " |"
-        for r in rules
+        f"| `{r['rule']}` | {r['text']} | {_removed(r['removed']) or 'nothing'} |" for r in rules
     )
+
+
+def _removed(removed: dict) -> str:
+    """``{"atomic_events": 3, "by_reason": {"echoes-prompt": 1, ...}}`` in words."""
+    counts = ", ".join(
+        f"{n:,} {what.replace('_', ' ')}" for what, n in removed.items() if what != "by_reason"
+    )
+    reasons = ", ".join(f"{why} {n:,}" for why, n in removed.get("by_reason", {}).items())
+    return counts + (f" ({reasons})" if reasons else "")
 
 
 def _letters(letters: dict) -> str:

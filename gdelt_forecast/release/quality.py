@@ -14,7 +14,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from gdelt_forecast.tasks import TASKS, leakage, records
-from gdelt_forecast.timelines import similarity, sound
+from gdelt_forecast.timelines import grounding, similarity, sound
 
 RULES = {
     leakage.PROVENANCE: "Provenance: every background event of a record comes from a document "
@@ -25,6 +25,11 @@ RULES = {
     "the timeline.",
     sound.REPEATED: "One event once: near-duplicate atomic events of a timeline are one "
     "event, kept from the earliest available document.",
+    sound.GROUNDED: "Grounded in its source: an atomic event a model wrote is kept only "
+    "where its source document's title and text hold its content words (token containment "
+    f"of at least {grounding.THRESHOLD}, the prompt's own words never counting as support) "
+    "and state its date (or it is the day the document was first seen); an event made of "
+    "the prompt's scaffolding is dropped.",
     leakage.ANSWER_IN_CONTEXT: "No answer in its own context: no target is a near-duplicate "
     "of its record's background, no multiple-choice option of another, no negative of a "
     "true event of the story.",
@@ -45,6 +50,8 @@ def quality(tasks_folder: Path, timelines: dict, tasks: dict) -> dict:
         **{rule: {"atomic_events": n} for rule, n in timelines["dropped"].items()},
         **tasks["soundness"],
     }
+    if sound.GROUNDED in removed:
+        removed[sound.GROUNDED]["by_reason"] = timelines["ungrounded"]
     rows = [
         row
         for path in sorted(tasks_folder.glob("*/*.parquet"))
@@ -58,6 +65,7 @@ def quality(tasks_folder: Path, timelines: dict, tasks: dict) -> dict:
         "description": "The soundness rules of the release's questions, what each removed "
         "in the build, and the shape of the answers.",
         "near_duplicate": {"measure": similarity.RULE, "threshold": similarity.THRESHOLD},
+        "grounding": {"rule": grounding.VERSION, "threshold": grounding.THRESHOLD},
         "rules": [
             {"rule": rule, "text": text, "removed": removed.get(rule, {})}
             for rule, text in sorted(RULES.items())

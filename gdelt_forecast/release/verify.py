@@ -6,7 +6,8 @@ Parquet schema is the card's features; and the leakage rule: queries and subset 
 dated in the test month with a cutoff before their date, the subset is drawn from the
 queries, no table of the database and no complex event holds a row dated outside the
 release's history (which ends on the test month's last day), no atomic event is dated
-after it or after its source document was first seen (soundness rule 2), and every task
+after it or after its source document was first seen (soundness rule 2), every
+model-written atomic event stands in its source's title and text (rule 6), and every task
 record keeps the soundness rules 1, 4 and 5 (``gdelt_forecast.tasks.leakage``: provenance against
 ``news``' dates, no answer in its own context, none in an earlier split's backgrounds), each
 in its task's and split's file. ``news_terms`` holds every article of ``news`` and no
@@ -39,7 +40,7 @@ from gdelt_forecast.release import card, openforecast
 from gdelt_forecast.release.layout import TABLES
 from gdelt_forecast.release.manifest import MANIFEST, on_disk
 from gdelt_forecast.tasks import leakage
-from gdelt_forecast.timelines import sound
+from gdelt_forecast.timelines import extractive, grounding, sound, written
 
 DATED = {  # table -> the date columns that must lie in the history
     "events": ("date",), "quads": ("date",), "news": ("date",), "news_terms": ("date",),
@@ -183,7 +184,9 @@ def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
     available = {r["doc_id"]: r["date"] for r in news}
     problems, story = [], {}
     for path in tables["timelines"]:
-        for atom in pq.read_table(root / path).to_pylist():
+        atoms = pq.read_table(root / path).to_pylist()
+        problems += _grounding(root, path, atoms)
+        for atom in atoms:
             story.setdefault(atom["complex_event_id"], []).append(atom["text"])
             where = f"{path}: {atom['complex_event_id']} event {atom['seq']}"
             if available.get(atom["source_doc_id"]) != atom["source_date"]:
@@ -216,6 +219,41 @@ def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
                     problems.append(f"{path}: {row['id']}: {why}")
     paths = {r["id"]: f"tasks/{r['task']}/{r['split']}.parquet" for r in rows}
     problems += [f"{paths[i]}: {i}: {why}" for i, why in sorted(leakage.leaked(rows).items())]
+    return problems
+
+
+def _grounding(root: Path, path: str, atoms: list[dict]) -> list[str]:
+    """Rule 6 on every model-written atomic event, against its source's title and text in
+    ``news`` and the prompts of the version that wrote it."""
+    written_atoms = [a for a in atoms if a["method"] != extractive.METHOD]
+    ids = sorted({a["source_doc_id"] for a in written_atoms})
+    if not ids:
+        return []
+    news = pq.read_table(
+        root / "news", columns=["doc_id", "date", "title", "text"], filters=[("doc_id", "in", ids)]
+    )
+    documents = {
+        r["doc_id"]: grounding.Document(r["title"], r["text"], r["date"]) for r in news.to_pylist()
+    }
+    problems, scaffolds = [], {}
+    for atom in written_atoms:
+        where = f"{path}: {atom['complex_event_id']} event {atom['seq']}"
+        version = atom["prompt_version"]
+        if version not in scaffolds:
+            try:
+                scaffolds[version] = written.scaffolding(version)
+            except ValueError as exc:
+                scaffolds[version] = str(exc)
+        if isinstance(scaffolds[version], str):
+            problems.append(f"{where}: {scaffolds[version]}, so rule 6 cannot be checked")
+        elif atom["source_doc_id"] not in documents:
+            problems.append(f"{where}: its source {atom['source_doc_id']} is not in news")
+        elif why := grounding.ungrounded(
+            atom, documents[atom["source_doc_id"]], scaffolds[version]
+        ):
+            problems.append(
+                f"{where}: {why} (rule 6): {atom['date'] or 'undated'}: {atom['text'][:80]!r}"
+            )
     return problems
 
 

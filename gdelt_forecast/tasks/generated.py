@@ -23,6 +23,7 @@ from pydantic import Field
 
 from gdelt_forecast.config import Config
 from gdelt_forecast.llm import Answer, Request, Result, parse_numbered, run
+from gdelt_forecast.llm.schema import chars
 from gdelt_forecast.tasks import extractive, records
 from gdelt_forecast.tasks.cut import after
 from gdelt_forecast.timelines.similarity import first_near_duplicate
@@ -34,20 +35,20 @@ PROMPTS = Path(__file__).parent / "prompts" / PROMPT_VERSION
 
 
 class QA(Answer):
-    question: str
-    answer: str
+    question: chars(300)
+    answer: chars(200)
 
 
 class MCAC(QA):
-    wrong: Annotated[list[str], Field(min_length=3, max_length=3)]
+    wrong: Annotated[list[chars(200)], Field(min_length=3, max_length=3)]
 
 
 class Negative(Answer):
-    text: str
-    subject: str | None
-    event_type: str | None
-    object: str | None
-    location: str | None
+    text: chars(300)
+    subject: chars(100) | None
+    event_type: chars(100) | None
+    object: chars(100) | None
+    location: chars(100) | None
 
 
 class MCNC(Answer):

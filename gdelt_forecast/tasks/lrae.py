@@ -25,9 +25,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
+from pydantic import Field
 
 from gdelt_forecast.config import Config
 from gdelt_forecast.embeddings import embed
@@ -43,7 +44,7 @@ class Verdict(Answer):
 
 
 class Match(Verdict):
-    index: int | None  # the matched label's number
+    index: Annotated[int, Field(ge=1, le=1000)] | None  # the matched label's number
 
 
 def yes_no(text: str) -> str | None:

@@ -3,7 +3,8 @@
 Reads the warehouse's kept documents of the month and of the ``timelines.history_days``
 before it, groups them into complex events (:mod:`gdelt_forecast.timelines.complex_events`) and
 writes each one's timeline of atomic events with ``timelines.method``, less what the
-soundness rules 2 and 3 drop (:mod:`gdelt_forecast.timelines.sound`, counted in the summary).
+soundness rules 2, 3 and, for what a model wrote, 6 drop (:mod:`gdelt_forecast.timelines.sound`,
+counted in the summary with examples).
 Output, replaced whole on every run: ``<data_root>/timelines/<month>/complex_events.parquet``
 (one row per complex event) and ``timelines.parquet`` (one row per atomic event, with its
 source document's availability date and the method, model and prompt version that wrote
@@ -28,7 +29,7 @@ from gdelt_forecast.llm import summarize, write_calls
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.progress import progress
 from gdelt_forecast.summary import StageSummary
-from gdelt_forecast.timelines import extractive, sound, written
+from gdelt_forecast.timelines import extractive, grounding, sound, written
 from gdelt_forecast.timelines.complex_events import group
 from gdelt_forecast.warehouse.build import open_read_only, warehouse_path
 
@@ -77,6 +78,8 @@ class Summary(StageSummary):
     documents_in_events: int = 0
     atomic_events: int = 0
     dropped: Counter = field(default_factory=Counter)  # soundness rule -> atomic events
+    ungrounded: Counter = field(default_factory=Counter)  # rule 6's reason -> atomic events
+    examples: dict = field(default_factory=dict)  # rule -> a few dropped events, with why
     llm: dict = field(default_factory=dict)  # the LLM calls' summary (method llm)
     seconds: float = 0.0
 
@@ -125,7 +128,8 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
         shown = progress(events, len(events), f"timelines {month}")
         by_event = {e.complex_event_id: extractive.timeline(e) for e in shown}
         stamp = (extractive.METHOD, None, extractive.PROMPT_VERSION)
-    dropped: Counter = Counter(dict.fromkeys(sound.RULES, 0))
+    dropped = sound.Dropped()
+    ungrounded = _grounding(cfg, by_event) if cfg.timelines.method == "llm" else None
     atoms = [
         {
             "complex_event_id": event.complex_event_id,
@@ -136,13 +140,15 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
         for event in events
         for seq, atom in enumerate(
             sound.sound(
-                by_event[event.complex_event_id],
+                [{**a, "complex_event_id": event.complex_event_id}
+                 for a in by_event[event.complex_event_id]],
                 {d["doc_id"]: d["date"] for d in event.documents},
                 dropped,
+                ungrounded,
             ),
             1,
         )
-    ]
+    ]  # fmt: skip
     write_parquet(
         pa.Table.from_pylist([_row(e, month) for e in events], COMPLEX_EVENTS),
         out / "complex_events.parquet",
@@ -155,10 +161,23 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
         complex_events=len(events),
         documents_in_events=sum(len(e.documents) for e in events),
         atomic_events=len(atoms),
-        dropped=dropped,
+        dropped=dropped.rules,
+        ungrounded=dropped.reasons if ungrounded else Counter(),
+        examples=dropped.examples,
         llm=llm,
         seconds=time.monotonic() - t0,
     )
+
+
+def _grounding(cfg: Config, by_event: dict[str, list[dict]]):
+    """Rule 6 for the model's events: why an event does not stand in its source document
+    (read whole from the warehouse, not as the prompt cut it), or None."""
+    doc_ids = sorted({a["source_doc_id"] for atoms in by_event.values() for a in atoms})
+    with open_read_only(cfg) as con:
+        rows = duck.records(con, "timelines/sources.sql", doc_ids=doc_ids)
+    documents = {r["doc_id"]: grounding.Document(r["title"], r["text"], r["date"]) for r in rows}
+    scaffold = written.scaffolding()
+    return lambda atom: grounding.ungrounded(atom, documents[atom["source_doc_id"]], scaffold)
 
 
 def _row(event, month: str) -> dict:

@@ -20,6 +20,7 @@ not read from the sentence.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import datetime
 
 from dateparser.search import search_dates
@@ -40,6 +41,7 @@ _MONTH_DAY = re.compile(rf"\b(\d{{1,2}}\s+({_MONTH})\b|({_MONTH})\.?\s+\d{{1,2}}
 _MONTH_YEAR = re.compile(rf"\b({_MONTH})\.?,?\s+\d{{4}}\b", re.I)
 _YEAR = re.compile(r"\b(1[89]|20)\d{2}\b")
 _DIGIT = re.compile(r"\d")
+_FORMATS = {"day": "%Y-%m-%d", "month": "%Y-%m", "year": "%Y"}
 # Where a date phrase's date begins: its first number, month or weekday word.
 _DATE_WORD = re.compile(rf"\d|\b({_MONTH})\b|{_DAY_WORDS.pattern}", re.I)
 _WORD = re.compile(r"[\w'’]+")
@@ -91,16 +93,25 @@ def qualifies_noun(sentence: str, phrase: str) -> bool:
     return word in _DETERMINERS or word.endswith(("'s", "’s"))
 
 
+def dates(text: str, published: datetime) -> Iterator[tuple[str, str]]:
+    """Each date phrase of ``text`` that names a day, month or year, with that date as
+    yyyy-MM-dd, yyyy-MM or yyyy (relative ones, "on Wednesday", resolved against
+    ``published``), in order."""
+    if not (_DIGIT.search(text) or _DAY_WORDS.search(text)):
+        return  # no phrase precision() accepts: spare dateparser (ms a sentence)
+    settings = {"RELATIVE_BASE": published, "PREFER_DATES_FROM": "past"}
+    for phrase, when in search_dates(text, languages=["en"], settings=settings) or []:
+        if kind := precision(phrase):
+            yield phrase, when.strftime(_FORMATS[kind])
+
+
 def sentence_date(sentence: str, published: datetime) -> str | None:
     """The first date of ``sentence`` it can be placed on, as yyyy, yyyy-MM or yyyy-MM-dd."""
-    if not (_DIGIT.search(sentence) or _DAY_WORDS.search(sentence)):
-        return None  # no phrase precision() accepts: spare dateparser (ms a sentence)
-    settings = {"RELATIVE_BASE": published, "PREFER_DATES_FROM": "past"}
-    for phrase, when in search_dates(sentence, languages=["en"], settings=settings) or []:
-        kind = precision(phrase)
-        if kind and not qualifies_noun(sentence, phrase):
-            return when.strftime({"day": "%Y-%m-%d", "month": "%Y-%m", "year": "%Y"}[kind])
-    return None
+    return next(
+        (when for phrase, when in dates(sentence, published)
+         if not qualifies_noun(sentence, phrase)),
+        None,
+    )  # fmt: skip
 
 
 def sentences(title: str | None, lead: str | None) -> list[str]:

@@ -12,6 +12,11 @@ A document's availability date is the day GDELT first saw it (the warehouse's
    available document is kept (within a document, the earliest in the timeline), with its
    date and source; the others are dropped.
 
+6. **Grounded in its source** (:mod:`gdelt_forecast.timelines.grounding`): a model-written
+   event is kept only where its source document says its text and its date; applied after
+   rule 2 and before rule 3, so a repeat that its own document does not say never stands in
+   for one that it does.
+
 Rule 1 (provenance) and rules 4 and 5 concern what a task record shows, so the tasks apply
 them.
 """
@@ -19,14 +24,37 @@ them.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date
 
-from gdelt_forecast.timelines import period
+from gdelt_forecast.timelines import grounding, period
 from gdelt_forecast.timelines.similarity import near_duplicate
 
 AFTER_SOURCE = "2-not-after-source"
 REPEATED = "3-one-event-once"
-RULES = (AFTER_SOURCE, REPEATED)
+GROUNDED = grounding.RULE
+RULES = (AFTER_SOURCE, REPEATED, GROUNDED)
+EXAMPLES = 3  # dropped events kept per rule, to show what a rule removes
+
+
+@dataclass
+class Dropped:
+    """What the rules dropped: atomic events by rule, grounding's by reason, and the first
+    ``EXAMPLES`` of each rule with why."""
+
+    rules: Counter = field(default_factory=lambda: Counter(dict.fromkeys(RULES, 0)))
+    reasons: Counter = field(default_factory=lambda: Counter(dict.fromkeys(grounding.REASONS, 0)))
+    examples: dict[str, list[dict]] = field(default_factory=dict)
+
+    def add(self, rule: str, atom: dict, reason: str = "") -> None:
+        self.rules[rule] += 1
+        if reason:
+            self.reasons[reason] += 1
+        shown = self.examples.setdefault(rule, [])
+        if len(shown) < EXAMPLES:
+            keys = ("complex_event_id", "date", "text", "source_doc_id")
+            shown.append({**{k: atom.get(k) for k in keys}, "reason": reason or rule})
 
 
 def after_source(atom: dict) -> bool:
@@ -35,16 +63,27 @@ def after_source(atom: dict) -> bool:
     return span is not None and span[0] > atom["source_date"]
 
 
-def sound(atoms: list[dict], available: dict[str, date], dropped: Counter) -> list[dict]:
+def sound(
+    atoms: list[dict],
+    available: dict[str, date],
+    dropped: Dropped,
+    ungrounded: Callable[[dict], str | None] | None = None,
+) -> list[dict]:
     """``atoms`` (in timeline order) with ``source_date`` set from ``available`` (doc_id ->
-    availability date), less what rules 2 and 3 drop; ``dropped`` counts them by rule."""
-    dated = [{**a, "source_date": available[a["source_doc_id"]]} for a in atoms]
-    kept = [a for a in dated if not after_source(a)]
-    dropped[AFTER_SOURCE] += len(dated) - len(kept)
+    availability date), less what rules 2, 6 (where ``ungrounded`` says why an event does not
+    stand in its source) and 3 drop, counted in ``dropped``."""
+    kept = []
+    for atom in ({**a, "source_date": available[a["source_doc_id"]]} for a in atoms):
+        if after_source(atom):
+            dropped.add(AFTER_SOURCE, atom)
+        elif ungrounded is not None and (reason := ungrounded(atom)):
+            dropped.add(GROUNDED, atom, reason)
+        else:
+            kept.append(atom)
     first: list[int] = []  # positions in ``kept``, earliest available first
     for i in sorted(range(len(kept)), key=lambda i: (kept[i]["source_date"], i)):
         if any(near_duplicate(kept[i]["text"], kept[j]["text"]) for j in first):
-            dropped[REPEATED] += 1
+            dropped.add(REPEATED, kept[i])
         else:
             first.append(i)
     return [kept[i] for i in sorted(first)]

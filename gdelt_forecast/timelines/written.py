@@ -21,10 +21,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field
 
 from gdelt_forecast.config import Config
 from gdelt_forecast.llm import Answer, Request, Result, parse_numbered, run
-from gdelt_forecast.timelines import text_key
+from gdelt_forecast.llm.schema import chars
+from gdelt_forecast.timelines import grounding, text_key
 from gdelt_forecast.timelines.complex_events import ComplexEvent
 
 METHOD = "llm"
@@ -34,21 +38,39 @@ _DATE = re.compile(r"\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?")
 _ARGUMENTS = ("subject", "event_type", "object", "location")
 
 
+# An answer's bounds: a document's events, and a timeline's, in a few hundred tokens each.
+MAX_EVENTS = 12
+MAX_TIMELINE = 240  # events of one timeline: max_documents (20) documents of MAX_EVENTS
+
+
 class Event(Answer):
-    date: str | None
-    text: str
-    subject: str | None
-    event_type: str | None
-    object: str | None
-    location: str | None
+    date: chars(10) | None
+    text: chars(300)
+    subject: chars(100) | None
+    event_type: chars(100) | None
+    object: chars(100) | None
+    location: chars(100) | None
 
 
 class Events(Answer):
-    events: list[Event]
+    events: Annotated[list[Event], Field(max_length=MAX_EVENTS)]
 
 
 class Order(Answer):
-    order: list[int]
+    order: Annotated[
+        list[Annotated[int, Field(ge=1, le=MAX_TIMELINE)]], Field(max_length=MAX_TIMELINE)
+    ]
+
+
+def scaffolding(version: str = PROMPT_VERSION) -> frozenset[str]:
+    """The words of the prompts of ``version`` that are no document's: their templates and
+    the answer's field names (rule 6 never counts them as support). ValueError for a
+    version this code does not have."""
+    folder = PROMPTS.parent / version
+    if not folder.is_dir():
+        raise ValueError(f"prompt version {version!r} is not one of this code's")
+    templates = [p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.txt"))]
+    return grounding.scaffolding(templates, Event.model_fields)
 
 
 def _prompt(name: str, **fields: str) -> str:

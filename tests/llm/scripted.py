@@ -26,10 +26,11 @@ class Texts(Answer):  # the tests' answer: a list of event texts
     events: list[str]
 
 
-def answer(content: str | dict, delay: float = 0.0) -> dict[str, Any]:
-    """A 200 whose message content is ``content`` (a dict is sent as its JSON)."""
+def answer(content: str | dict, delay: float = 0.0, finish: str = "stop") -> dict[str, Any]:
+    """A 200 whose message content is ``content`` (a dict is sent as its JSON), ended for
+    ``finish`` ("length": cut at max_tokens)."""
     text = content if isinstance(content, str) else json.dumps(content)
-    return {"status": 200, "content": text, "delay": delay}
+    return {"status": 200, "content": text, "delay": delay, "finish": finish}
 
 
 def error(status: int, delay: float = 0.0, **headers: str) -> dict[str, Any]:
@@ -112,7 +113,7 @@ class ScriptedServer:
                     self._send(action["status"], {"error": {"message": "scripted"}}, action)
                     return
                 message = {"role": "assistant", "content": action.get("content")}
-                usage, finish = USAGE, "stop"
+                usage, finish = USAGE, action.get("finish", "stop")
                 if played := action.get("played"):
                     message["content"] = played.get("content")
                     if played.get("tool_calls"):

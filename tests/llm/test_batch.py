@@ -162,6 +162,6 @@ def test_summary_line(server, tmp_path):
     summary = summarize(results, 2.0)
     assert summary.to_dict()["completion_tokens_per_s"] == 2.5
     assert summary.line() == (
-        "llm: 2 calls, 0 cache hits; 1 ok, 0 fallback, 1 failed; 10 prompt + 5 completion "
-        "tokens (2.5 tokens/s, 2.0 s)"
+        "llm: 2 calls, 0 cache hits; 1 ok, 0 fallback, 1 failed (1 refused); 10 prompt + 5 "
+        "completion tokens (2.5 tokens/s, 2.0 s)"
     )

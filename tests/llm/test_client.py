@@ -3,10 +3,11 @@ numbered list, or failed; retries on 429, 5xx and timeouts; a 400 fails at once.
 
 import time
 
+import pyarrow.parquet as pq
 import pytest
 
 from gdelt_forecast.errors import StageError
-from gdelt_forecast.llm import parse_numbered, run
+from gdelt_forecast.llm import parse_numbered, run, summarize, write_calls
 from tests.llm.scripted import (
     MODEL,
     ScriptedServer,
@@ -92,6 +93,41 @@ def test_unparseable_answer_fails_with_the_reasons(server, tmp_path):
     assert (result.status, result.answer, result.attempts) == ("failed", None, 2)
     assert "invalid answer" in result.error and "fallback: no numbered list" in result.error
     assert result.raw == "I cannot help with that."
+
+
+@pytest.mark.parametrize(
+    ("answers", "reason"),
+    [
+        ([answer('{"events": ["a", "b', finish="length")], "cut at max_tokens"),
+        ([answer("{events: a}")], "invalid JSON"),
+        ([answer({"events": "a"})], "schema"),
+        ([error(503)], "transport"),
+        ([error(400)], "refused"),
+    ],
+)
+def test_a_failure_says_its_reason_in_the_result_the_calls_and_the_summary(
+    server, tmp_path, answers, reason
+):
+    """An answer cut at max_tokens is asked once more (llm.invalid_retries), as any answer
+    whose JSON is refused, then fails for that reason."""
+    server.script["p"] = answers
+    result = ask(server, tmp_path, "p", "llm.max_retries=1")
+    assert (result.status, result.reason) == ("failed", reason)
+    assert result.attempts == 2 or reason == "refused"
+    write_calls(tmp_path / "calls.parquet", [result])
+    assert pq.read_table(tmp_path / "calls.parquet").column("reason").to_pylist() == [reason]
+    summary = summarize([result], 1.0)
+    assert summary.failed_by_reason == {reason: 1} and f"1 {reason}" in summary.line()
+
+
+def test_a_clean_answer_has_no_reason_and_a_fallback_keeps_why(server, tmp_path):
+    server.script["p"] = [answer("1. a", finish="length"), answer(valid("p"))]
+    result = ask(server, tmp_path, "p")
+    assert (result.status, result.reason, result.attempts) == ("ok", "", 2)
+    assert summarize([result], 1.0).retried == 1
+    server.script["q"] = [answer("1. a")]
+    result = ask(server, tmp_path, "q", fallback=numbered)
+    assert (result.status, result.reason) == ("fallback", "invalid JSON")
 
 
 def test_without_a_fallback_an_invalid_answer_fails(server, tmp_path):

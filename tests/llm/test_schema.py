@@ -9,7 +9,7 @@ from pydantic import Field
 from gdelt_forecast.config import load_config
 from gdelt_forecast.llm import Answer, Request, request_hash
 from gdelt_forecast.llm.answer import parse_answer
-from gdelt_forecast.llm.schema import json_schema, validated
+from gdelt_forecast.llm.schema import json_schema, unbounded, validated
 from tests.llm.scripted import Texts, request
 
 
@@ -90,3 +90,33 @@ def test_hash_covers_model_messages_schema_and_params_not_key_or_step(tmp_path):
     assert request_hash(request("q"), cfg.llm) != base
     renamed = Request("ce1", "extract", request("p").messages, Texts, "other")
     assert request_hash(renamed, cfg.llm) != base
+
+
+def test_every_answer_model_of_the_package_is_bounded():
+    """Every string, integer, array and open object of every answer the package asks a
+    model for has a maximum, so that guided decoding ends before max_tokens."""
+    import importlib
+    import pkgutil
+
+    import gdelt_forecast
+
+    for module in pkgutil.walk_packages(gdelt_forecast.__path__, "gdelt_forecast."):
+        if not module.name.startswith(("gdelt_forecast.dags", "gdelt_forecast.airflow")):
+            importlib.import_module(module.name)
+    models, todo = [], [Answer]
+    while todo:
+        found = todo.pop().__subclasses__()
+        models += [m for m in found if m.__module__.startswith("gdelt_forecast.")]
+        todo += found
+    names = {m.__name__ for m in models}
+    assert {"Events", "Order", "QA", "MCAC", "MCNC", "PairRelation", "Forecast"} <= names
+    assert {m.__name__: unbounded(m) for m in models if unbounded(m)} == {}
+
+
+def test_unbounded_names_each_open_place():
+    class Open(Answer):
+        text: str
+        tags: list[str]
+        n: int
+
+    assert unbounded(Open) == ["$.text", "$.tags", "$.tags[]", "$.n"]

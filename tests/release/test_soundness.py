@@ -124,7 +124,9 @@ def test_quality_and_the_cards_soundness_section(release):
         "3-one-event-once",
         "4-no-answer-in-context",
         "5-across-splits",
+        "6-grounded",
     ]
+    assert quality["grounding"] == {"rule": "grounding-v1", "threshold": 0.6}
     assert quality["near_duplicate"] == {"measure": "token-containment-v1", "threshold": 0.7}
     for task in ("MCNC", "MCAC"):
         letters = Counter(r["answer"] for r in rows if r["task"] == task)
@@ -139,13 +141,17 @@ def test_quality_and_the_cards_soundness_section(release):
             sizes.count(1),
         )
     removed = {r["rule"]: r["removed"] for r in quality["rules"]}
-    assert sum(n for found in removed.values() for n in found.values()) > 0
+    counts = [n for found in removed.values() for k, n in found.items() if k != "by_reason"]
+    assert sum(counts) > 0
     card = (release / "README.md").read_text()
     assert "## Soundness" in card and "token-containment-v1" in card
     manifest = json.loads((release / "manifest.json").read_text())
+    # The demo's timelines are extractive: rule 6 asks nothing of them.
+    assert removed["6-grounded"] == {"atomic_events": 0, "by_reason": {}}
+    assert manifest["timelines"]["ungrounded"] == {}
     assert manifest["tasks"]["soundness"] == {k: v for k, v in removed.items() if k[0] in "145"}
     assert manifest["timelines"]["dropped"] == {
-        k: v["atomic_events"] for k, v in removed.items() if k[0] in "23"
+        k: v["atomic_events"] for k, v in removed.items() if k[0] in "236"
     }
 
 
@@ -214,6 +220,45 @@ def test_verify_names_an_atomic_event_after_its_source(copy):
         f"{path}: {atoms[i]['complex_event_id']} event {atoms[i]['seq']}: dated {plan}, "
         f"after its source was first seen on {atoms[i]['source_date']} (rule 2)"
     ) in verify(copy)
+
+
+def test_verify_names_model_written_events_their_documents_do_not_say(copy):
+    """Rule 6: four atomic events turned into a model's (method llm), each with its source's
+    text where the model wrote one: the page's own title on its first-seen day stands; the
+    prompt's header read back, an invented event and a date the page never states are named."""
+    path = "timelines/timelines.parquet"
+    table = pq.read_table(copy / path)
+    atoms = table.to_pylist()
+    news = {r["doc_id"]: r for r in pq.read_table(copy / "news").to_pylist()}
+    written = {"method": "llm", "model": "a-model", "prompt_version": "openforecast-v1"}
+    planted = []
+    for i, (when, text) in enumerate(
+        [
+            ("seen", "title"),
+            ("seen", "The News release time: {seen}"),
+            ("seen", "Martians landed near a crater and met the Pope"),
+            ("1999-01-02", "title"),
+        ]
+    ):
+        atom = atoms[i]
+        seen = atom["source_date"].isoformat()
+        title = news[atom["source_doc_id"]]["title"]
+        text = title if text == "title" else text.format(seen=seen)
+        atoms[i] = {**atom, **written, "date": seen if when == "seen" else when, "text": text}
+        planted.append(atoms[i])
+    _rewrite(copy, path, pa.Table.from_pylist(atoms, table.schema))
+    where = [f"{path}: {a['complex_event_id']} event {a['seq']}" for a in planted]
+    assert verify(copy) == [
+        f"{where[1]}: echoes-prompt (rule 6): {planted[1]['date']}: {planted[1]['text']!r}",
+        f"{where[2]}: text-not-in-document (rule 6): {planted[2]['date']}: {planted[2]['text']!r}",
+        f"{where[3]}: date-not-in-document (rule 6): 1999-01-02: {planted[3]['text'][:80]!r}",
+    ]
+    atoms[0] = {**planted[0], "prompt_version": "openforecast-v0"}
+    _rewrite(copy, path, pa.Table.from_pylist(atoms, table.schema))
+    assert verify(copy)[0] == (
+        f"{where[0]}: prompt version 'openforecast-v0' is not one of this code's, so rule 6 "
+        "cannot be checked"
+    )
 
 
 def test_verify_names_an_answer_in_its_own_context_and_twin_options(copy):

@@ -21,7 +21,7 @@ def demo(tmp_path_factory):
 def test_demo_month_has_stories_of_several_documents_and_dates(demo):
     summary = run("timelines", demo, MONTH)
     assert (summary.complex_events, summary.documents_in_events) == (2, 10)
-    assert summary.dropped == {"2-not-after-source": 0, "3-one-event-once": 1}
+    assert summary.dropped == {"2-not-after-source": 0, "3-one-event-once": 1, "6-grounded": 0}
     out = demo.data_root / "timelines" / MONTH
     events = pq.read_table(out / "complex_events.parquet").to_pylist()
     assert sorted(e["countries"] for e in events) == [["CHN", "USA"], ["RUS", "USA"]]

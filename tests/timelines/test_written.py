@@ -56,8 +56,10 @@ def test_adjust_takes_a_permutation_only():
 class StepServer(ScriptedServer):
     """Answers by the step the response_format names. An extraction: the document's title,
     dated on its release day, and a plan dated 30 days later (rule 2 must drop it). A
-    complement: the document's title, and the timeline's first event reworded ("Once more:
-    ..."), which rule 3 must merge into the first. An adjustment: the reversed order."""
+    complement: the title again reworded ("Once more: ..."), which rule 3 must merge into the
+    title, and three events rule 6 must drop: the prompt's header read back, an invented
+    event, and the title dated on a day the document never states. An adjustment: the
+    reversed order."""
 
     def _next(self, body):
         with self.lock:
@@ -68,7 +70,7 @@ class StepServer(ScriptedServer):
             size = len(re.findall(r"^\d+\. ", prompt, re.M))
             return answer({"order": list(range(size, 0, -1))})
         title = prompt.split("title: ", 1)[1].split("\n", 1)[0]
-        day = date.fromisoformat(re.findall(r"release time: (\S+)", prompt)[0])
+        day = date.fromisoformat(re.findall(r"^The \w+ release time: (\S+)", prompt, re.M)[0])
         if step == "extract":
             plan = (day + timedelta(days=30)).isoformat()
             return answer(
@@ -77,11 +79,13 @@ class StepServer(ScriptedServer):
                     + answered(f"A summit on {title} is planned", date=plan)["events"]
                 }
             )
-        first = re.findall(r"^1\. \S+: (.*)$", prompt, re.M)[0]
+        n = len(self.requests)
         return answer(
             {
-                "events": answered(title, date=day.isoformat())["events"]
-                + answered(f"Once more: {first}", date=day.isoformat())["events"]
+                "events": answered(f"Once more: {title}", title, date=day.isoformat())["events"]
+                + answered(f"The News release time: {day}", date=day.isoformat())["events"]
+                + answered(f"Martians landed near crater {n}", date=day.isoformat())["events"]
+                + answered(f"Earlier: {title}", date="1999-01-02")["events"]
             }
         )
 
@@ -115,8 +119,17 @@ def test_llm_timelines_on_the_demo_month(steps, tmp_path):
     steps_per_event = ["adjust", *(f"complement:{n}" for n in range(1, 5)), "extract"]
     assert sorted(c["step"] for c in calls) == sorted(steps_per_event * 2)
     assert {c["status"] for c in calls} == {"ok"} and len(steps.requests) == 12
-    # Per story: the plan (rule 2) and the reworded first event (rule 3) are dropped.
-    assert summary.dropped == {"2-not-after-source": 2, "3-one-event-once": 2}
+    # Per story: the plan (rule 2), the four reworded titles (rule 3) and the four
+    # complements' echo, invention and wrong date (rule 6) are dropped.
+    assert summary.dropped == {"2-not-after-source": 2, "3-one-event-once": 8, "6-grounded": 24}
+    assert summary.ungrounded == {
+        "echoes-prompt": 8,
+        "text-not-in-document": 8,
+        "date-not-in-document": 8,
+    }
+    shown = summary.examples["6-grounded"]
+    assert len(shown) == 3 and {e["reason"] for e in shown} <= set(summary.ungrounded)
+    assert summary.examples["2-not-after-source"][0]["text"].startswith("A summit")
     for event in events:
         mine = [a for a in atoms if a["complex_event_id"] == event["complex_event_id"]]
         assert [a["seq"] for a in mine] == list(range(1, 6))
@@ -125,7 +138,10 @@ def test_llm_timelines_on_the_demo_month(steps, tmp_path):
             (doc, day.isoformat(), day)
             for doc, day in reversed(list(zip(event["doc_ids"], event["doc_dates"], strict=True)))
         ]
-        assert not any(a["text"].startswith(("Once more", "A summit")) for a in mine)
+        assert not any(
+            a["text"].startswith(("Once more", "A summit", "The News", "Martians", "Earlier"))
+            for a in mine
+        )
     assert {(a["method"], a["model"], a["prompt_version"]) for a in atoms} == {
         ("llm", MODEL, "openforecast-v1")
     }

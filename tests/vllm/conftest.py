@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.vllm.server import ServerError, VllmServer, log_tail, make_tiny_llama, serving
+from gdelt_forecast.llm.vllm_server import ServerError, VllmServer, log_tail, serving
+from tests.vllm.server import MAX_MODEL_LEN, MODEL_NAME, make_tiny_llama
 
 SERVER = pytest.StashKey[VllmServer]()
 # No torch.compile warm-up: it took ~35 s of a ~90 s start here, and the tests check the
@@ -28,7 +29,7 @@ def tiny_llama(tmp_path_factory):
 def vllm_server(request, tiny_llama, tmp_path_factory):
     log = tmp_path_factory.mktemp("vllm-server") / "server.log"
     try:
-        with serving(tiny_llama, log, ARGS) as server:
+        with serving(tiny_llama, log, MODEL_NAME, MAX_MODEL_LEN, ARGS) as server:
             request.config.stash[SERVER] = server
             yield server
     except ServerError as exc:

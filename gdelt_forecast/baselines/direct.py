@@ -1,0 +1,84 @@
+"""The ``llm`` baseline: MIRAI's Direct IO agent, the model's answer to the query alone (no
+tools, no data), with the prompts of MIRAI's appendix K (``prompts/mirai-direct-v1``).
+Imported only when that baseline runs: it loads the LLM client (and openai)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import pyarrow.parquet as pq
+from pydantic import ConfigDict, Field
+
+from gdelt_forecast.config import Config
+from gdelt_forecast.data_root import DataRoot
+from gdelt_forecast.llm import Answer, Request, run, summarize, write_calls
+from gdelt_forecast.llm.schema import chars
+from gdelt_forecast.testset import evaluate
+
+PROMPTS = Path(__file__).parent / "prompts" / "mirai-direct-v1"
+
+
+class Forecast(Answer):
+    """MIRAI's dict of first-level -> second-level codes, bounded (at most 20 first-level
+    codes of at most 20 codes each) so that guided decoding ends; the scorer reads and
+    checks the codes (invalid ones are counted, not trusted)."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra={"maxProperties": 20})
+    __pydantic_extra__: dict[str, Annotated[list[chars(3)], Field(max_length=20)]]
+
+
+def _read_answer(text: str) -> dict:
+    """A prediction from an answer that is not plain JSON ("Final Answer: {...}")."""
+    prediction = evaluate.parse_prediction(text)
+    if prediction is None:
+        raise ValueError("no prediction dict in the answer")
+    return prediction
+
+
+def direct_io(folder: Path, path: Path, cfg: Config) -> tuple[dict[str, object], dict]:
+    """MIRAI's Direct IO: one chat per query, the answer dict as the prediction (a failed
+    call predicts nothing, as an unparseable answer scores in MIRAI)."""
+    system = (PROMPTS / "system.txt").read_text(encoding="utf-8").strip().format()
+    query = (PROMPTS / "query.txt").read_text(encoding="utf-8").strip()
+    columns = [
+        "query_id",
+        "date",
+        "subject",
+        "subject_name",
+        "object",
+        "object_name",
+        "date_nlp",
+        "cutoff_nlp",
+    ]
+    requests = [
+        Request(
+            r["query_id"],
+            "direct",
+            [
+                {"role": "system", "content": system},
+                {
+                    "role": "user",
+                    "content": query.format(
+                        actor1_name=r["subject_name"],
+                        actor2_name=r["object_name"],
+                        future_date_nlp=r["date_nlp"],
+                        current_date_nlp=r["cutoff_nlp"],
+                        future_date=r["date"].isoformat(),
+                        actor1_code=r["subject"],
+                        actor2_code=r["object"],
+                    ),
+                },
+            ],
+            Forecast,
+            "forecast",
+            _read_answer,
+        )
+        for r in pq.read_table(path, columns=columns).to_pylist()
+    ]
+    t0 = time.monotonic()
+    results = run(cfg, requests)
+    write_calls(DataRoot(cfg.data_root).baselines / folder.name / "llm_calls.parquet", results)
+    predictions = {r.key: r.answer or {} for r in results}
+    return predictions, summarize(results, time.monotonic() - t0).to_dict()

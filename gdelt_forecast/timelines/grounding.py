@@ -1,0 +1,87 @@
+"""Rule 6, grounding: an atomic event a model wrote is kept only where its source document
+says it. Applied by the timelines stage to every ``llm`` event (after rule 2, before rule 3)
+and re-checked by ``release verify`` from the release's ``news`` texts; the ``extractive``
+method's events are its documents' own sentences and dates, so the rule asks nothing of
+them.
+
+An event is grounded when all three hold, in this order (the first that fails names the
+drop):
+
+- ``echoes-prompt``: it says something beyond the prompt's own scaffolding. Its content words
+  (:func:`gdelt_forecast.timelines.similarity.words`) less the words of the prompt
+  templates that wrote it (header lines, field names, instructions, with the filled-in
+  fields left out) and less bare numbers must not be empty: "The news release time:
+  2025-08-02" is the prompt's header read back, not an event.
+- ``text-not-in-document``: the document holds its words. Of its content words less the
+  scaffolding's (a word the prompt showed is no evidence that the document says it), the
+  share found among the words of the document's title and text reaches ``THRESHOLD``, the
+  same token containment as the near-duplicate measure.
+- ``date-not-in-document``: its date (if any) is the document's first-seen date or a date the
+  document states, at the precision the event gives it: the day, month or year of a date
+  phrase the extractive method recognises (:func:`gdelt_forecast.timelines.extractive.dates`,
+  relative ones such as "on Wednesday" resolved against the first-seen day), or a coarser
+  form of one (a document that says "6 August 2025" states 2025-08 and 2025 too).
+
+THRESHOLD was chosen from measurement (docs/grounding.md, ``bench/bench_grounding.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import date, datetime
+from functools import cached_property
+
+from gdelt_forecast.timelines.extractive import dates
+from gdelt_forecast.timelines.similarity import words
+
+RULE = "6-grounded"
+VERSION = "grounding-v1"  # bump it when a check or the threshold changes
+ECHOES_PROMPT = "echoes-prompt"
+TEXT_NOT_IN_DOCUMENT = "text-not-in-document"
+DATE_NOT_IN_DOCUMENT = "date-not-in-document"
+REASONS = (ECHOES_PROMPT, TEXT_NOT_IN_DOCUMENT, DATE_NOT_IN_DOCUMENT)
+THRESHOLD = 0.6
+_PLACEHOLDER = re.compile(r"\{\w+\}")
+
+
+def scaffolding(templates: Iterable[str], fields: Iterable[str]) -> frozenset[str]:
+    """The content words of prompt ``templates`` (their ``{placeholders}`` left out) and of
+    the answer's field names (``event_type`` as "event type")."""
+    text = " ".join(_PLACEHOLDER.sub(" ", t) for t in templates)
+    return words(text + " " + " ".join(f.replace("_", " ") for f in fields))
+
+
+class Document:
+    """A source document as grounding reads it: its words and the dates it states, each
+    worked out once, when first asked for."""
+
+    def __init__(self, title: str | None, text: str | None, seen: date):
+        self.title, self.text, self.seen = title or "", text or "", seen
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        return words(self.title + "\n" + self.text)
+
+    @cached_property
+    def dates(self) -> frozenset[str]:
+        """Every date the document states or was first seen on, with its coarser forms."""
+        published = datetime.combine(self.seen, datetime.min.time())
+        found = {self.seen.isoformat()}
+        # Line by line: a date phrase never spans paragraphs, and dateparser reads a line
+        # with no digit or weekday not at all.
+        for line in (self.title + "\n" + self.text).splitlines():
+            found.update(when for _, when in dates(line, published))
+        return frozenset(form for when in found for form in (when, when[:7], when[:4]))
+
+
+def ungrounded(atom: dict, document: Document, scaffold: frozenset[str]) -> str | None:
+    """Why ``atom`` (its ``text`` and ``date``) does not stand in ``document``, or None."""
+    own = words(atom["text"]) - scaffold
+    if not any(not word.isdigit() for word in own):
+        return ECHOES_PROMPT
+    if len(own & document.words) / len(own) < THRESHOLD:
+        return TEXT_NOT_IN_DOCUMENT
+    if atom["date"] and atom["date"] not in document.dates:
+        return DATE_NOT_IN_DOCUMENT
+    return None
