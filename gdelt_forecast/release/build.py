@@ -89,8 +89,12 @@ PLACES = {
     "testset": (("mirai_compat/", "mirai/MIRAI/"), ("", "testset/")),
     "timelines": (("", "timelines/"),),
     "tasks": (("", "tasks/"),),
-    # reasoning/<month>/I-CEC.parquet -> reasoning/I-CEC/test.parquet (one split: test)
-    "reasoning": tuple((f"{t}.", f"reasoning/{t}/test.") for t in REASONING_TASKS),
+    # reasoning/<month>/I-CEC.parquet -> reasoning/I-CEC/test.parquet (one split: test); the
+    # model's judgements, with reasoning.method llm, beside them as the other stages' are
+    "reasoning": (
+        *((f"{t}.", f"reasoning/{t}/test.") for t in REASONING_TASKS),
+        ("llm_calls.parquet", "reasoning/llm_calls.parquet"),
+    ),
 }
 
 

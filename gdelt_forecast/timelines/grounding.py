@@ -22,7 +22,8 @@ drop):
   relative ones such as "on Wednesday" resolved against the first-seen day), or a coarser
   form of one (a document that says "6 August 2025" states 2025-08 and 2025 too).
 
-THRESHOLD was chosen from measurement (docs/grounding.md, ``bench/bench_grounding.py``).
+THRESHOLD was chosen from measurement: docs/benchmarks.md, "Rule 6's threshold"
+(``bench/bench_grounding.py``).
 """
 
 from __future__ import annotations
