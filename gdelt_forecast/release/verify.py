@@ -235,22 +235,18 @@ def _grounding(root: Path, path: str, atoms: list[dict]) -> list[str]:
     documents = {
         r["doc_id"]: grounding.Document(r["title"], r["text"], r["date"]) for r in news.to_pylist()
     }
-    problems, scaffolds = [], {}
+    problems = []
     for atom in written_atoms:
         where = f"{path}: {atom['complex_event_id']} event {atom['seq']}"
-        version = atom["prompt_version"]
-        if version not in scaffolds:
-            try:
-                scaffolds[version] = written.scaffolding(version)
-            except ValueError as exc:
-                scaffolds[version] = str(exc)
-        if isinstance(scaffolds[version], str):
-            problems.append(f"{where}: {scaffolds[version]}, so rule 6 cannot be checked")
-        elif atom["source_doc_id"] not in documents:
+        try:
+            scaffold = written.scaffolding(atom["prompt_version"])
+        except ValueError as exc:
+            problems.append(f"{where}: {exc}, so rule 6 cannot be checked")
+            continue
+        document = documents.get(atom["source_doc_id"])
+        if document is None:
             problems.append(f"{where}: its source {atom['source_doc_id']} is not in news")
-        elif why := grounding.ungrounded(
-            atom, documents[atom["source_doc_id"]], scaffolds[version]
-        ):
+        elif why := grounding.ungrounded(atom, document, scaffold):
             problems.append(
                 f"{where}: {why} (rule 6): {atom['date'] or 'undated'}: {atom['text'][:80]!r}"
             )

@@ -76,12 +76,21 @@ class Document:
         return frozenset(form for when in found for form in (when, when[:7], when[:4]))
 
 
+def support(text: str, document: Document, scaffold: frozenset[str]) -> float | None:
+    """The share of ``text``'s content words beyond ``scaffold`` that ``document`` holds;
+    None when it has none but numbers (an echo of the prompt)."""
+    own = words(text) - scaffold
+    if not any(not word.isdigit() for word in own):
+        return None
+    return len(own & document.words) / len(own)
+
+
 def ungrounded(atom: dict, document: Document, scaffold: frozenset[str]) -> str | None:
     """Why ``atom`` (its ``text`` and ``date``) does not stand in ``document``, or None."""
-    own = words(atom["text"]) - scaffold
-    if not any(not word.isdigit() for word in own):
+    share = support(atom["text"], document, scaffold)
+    if share is None:
         return ECHOES_PROMPT
-    if len(own & document.words) / len(own) < THRESHOLD:
+    if share < THRESHOLD:
         return TEXT_NOT_IN_DOCUMENT
     if atom["date"] and atom["date"] not in document.dates:
         return DATE_NOT_IN_DOCUMENT

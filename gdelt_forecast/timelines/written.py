@@ -20,6 +20,7 @@ timeline as it was before that step; ``llm_calls.parquet`` records it.
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 from typing import Annotated
 
@@ -62,6 +63,7 @@ class Order(Answer):
     ]
 
 
+@cache
 def scaffolding(version: str = PROMPT_VERSION) -> frozenset[str]:
     """The words of the prompts of ``version`` that are no document's: their templates and
     the answer's field names (rule 6 never counts them as support). ValueError for a
