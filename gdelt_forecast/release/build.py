@@ -310,6 +310,7 @@ def _package(
             },
             # Rule 6's reasons and the rules' examples (timelines built before rule 6 have none).
             "ungrounded": summary["timelines"].get("ungrounded", {}),
+            "arguments_nulled": summary["timelines"].get("arguments_nulled", 0),
             "examples": summary["timelines"].get("examples", {}),
         },
         "tasks": {

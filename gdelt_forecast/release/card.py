@@ -226,7 +226,7 @@ Nothing a question shows may have been first available after its cut. A document
 availability date is the day GDELT first saw it (`news.date`); every atomic event of
 `timelines` and every background and target event of a task record carries its source
 document's (`source_date`). The build applies these rules and drops what breaks them;
-`gdelt-forecast release verify` re-checks rules 1, 2, 4, 5 and 6 from this release's own
+`gdelt-forecast release verify` re-checks rules 1, 2, 4, 5, 6 and 7 from this release's own
 tables. Near-duplicate means `{q["near_duplicate"]["measure"]}`: the share of the shorter
 text's content words (stemmed, without stop words) that the other holds is at least
 {q["near_duplicate"]["threshold"]}.

@@ -29,10 +29,16 @@ RULES = {
     "where its source document's title and text hold its content words (token containment "
     f"of at least {grounding.THRESHOLD}, the prompt's own words never counting as support) "
     "and state its date (or it is the day the document was first seen); an event made of "
-    "the prompt's scaffolding is dropped.",
+    "the prompt's scaffolding is dropped, and an argument (subject, event type, object, "
+    "location) its document does not say is set to null.",
     leakage.ANSWER_IN_CONTEXT: "No answer in its own context: no target is a near-duplicate "
     "of its record's background, no multiple-choice option of another, no negative of a "
     "true event of the story.",
+    leakage.GENERATED: "Generated parts say nothing their target does not: an AQA or MCAC "
+    "question and gold answer a model wrote each stand in the record's target event (its "
+    "text, date and arguments, by rule 6's checks, the task prompts' words never counting), "
+    "and the answer is no near-duplicate of its question; otherwise the record keeps its "
+    "extractive version.",
     leakage.ACROSS_SPLITS: "Across splits: no answer is a near-duplicate of a background "
     "in an earlier split (train, then dev, then test).",
 }
@@ -51,6 +57,7 @@ def quality(tasks_folder: Path, timelines: dict, tasks: dict) -> dict:
         **tasks["soundness"],
     }
     if sound.GROUNDED in removed:
+        removed[sound.GROUNDED]["arguments"] = timelines["arguments_nulled"]
         removed[sound.GROUNDED]["by_reason"] = timelines["ungrounded"]
     rows = [
         row

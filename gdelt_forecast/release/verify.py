@@ -1,23 +1,25 @@
 """``gdelt-forecast release verify <dir>``: is a release what its manifest and card say?
 
-Checks, each naming the file at fault: every listed file is present with its size and
-sha256 and no file is unlisted; each table's row count matches the manifest; each table's
-Parquet schema is the card's features; and the leakage rule: queries and subset rows are
-dated in the test month with a cutoff before their date, the subset is drawn from the
-queries, no table of the database and no complex event holds a row dated outside the
-release's history (which ends on the test month's last day), no atomic event is dated
-after it or after its source document was first seen (soundness rule 2), every
-model-written atomic event stands in its source's title and text (rule 6), and every task
-record keeps the soundness rules 1, 4 and 5 (``gdelt_forecast.tasks.leakage``: provenance against
-``news``' dates, no answer in its own context, none in an earlier split's backgrounds), each
-in its task's and split's file. ``news_terms`` holds every article of ``news`` and no
-other, each with one first term, its date, and term counts that add up to its text's
-length. ``tkg/`` decodes, line by line as RE-GCN reads it, to exactly the rows of
-``quads``, each in the split its date says, with ids from 0 without gaps. ``openforecast/``
-holds exactly the lines the checked task files give (so its ``known_timeline`` are their
-backgrounds). MIRAI's ``data_news.csv`` holds one line per article of ``news`` on its
-first-seen day and ``data_kg.csv`` one per (quad, document) of ``quad_docs``, each with its
-quad's whole document list, and nothing else: MIRAI's API cuts them by date alone.
+Checks, each naming the file at fault: every listed file is present with its size and sha256
+and no file is unlisted; each table's row count matches the manifest; each table's Parquet
+schema is the card's features; and the leakage rule: queries and subset rows are dated in
+the test month with a cutoff before their date, the subset is drawn from the queries, no
+table of the database and no complex event holds a row dated outside the release's history
+(which ends on the test month's last day), no atomic event is dated after it or after its
+source document was first seen (soundness rule 2), every model-written atomic event and its
+arguments stand in its source's title and text (rule 6), every event a task or reasoning
+record shows is an atomic event of the timelines (so rules 2 and 6 hold for it), and every
+task record keeps the soundness rules 1, 4, 5 and 7 (``gdelt_forecast.tasks.leakage``:
+provenance against ``news``' dates, no answer in its own context, none in an earlier split's
+backgrounds, a model's question and answer only what its target event says), each in its
+task's and split's file. ``news_terms`` holds every article of ``news`` and no other, each
+with one first term, its date, and term counts that add up to its text's length. ``tkg/``
+decodes, line by line as RE-GCN reads it, to exactly the rows of ``quads``, each in the
+split its date says, with ids from 0 without gaps. ``openforecast/`` holds exactly the lines
+the checked task files give (so its ``known_timeline`` are their backgrounds). MIRAI's
+``data_news.csv`` holds one line per article of ``news`` on its first-seen day and
+``data_kg.csv`` one per (quad, document) of ``quad_docs``, each with its quad's whole
+document list, and nothing else: MIRAI's API cuts them by date alone.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from gdelt_forecast.reasoning.checks import unsound
 from gdelt_forecast.release import card, openforecast
 from gdelt_forecast.release.layout import TABLES
 from gdelt_forecast.release.manifest import MANIFEST, on_disk
-from gdelt_forecast.tasks import leakage
+from gdelt_forecast.tasks import generated, leakage
 from gdelt_forecast.timelines import extractive, grounding, sound, written
 
 DATED = {  # table -> the date columns that must lie in the history
@@ -182,10 +184,11 @@ def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
     tables = _tables(listed)
     news = pq.read_table(root / "news", columns=["doc_id", "date"]).to_pylist()
     available = {r["doc_id"]: r["date"] for r in news}
-    problems, story = [], {}
+    problems, story, atomic = [], {}, {}
     for path in tables["timelines"]:
         atoms = pq.read_table(root / path).to_pylist()
         problems += _grounding(root, path, atoms)
+        atomic.update((_key(a), a) for a in atoms)
         for atom in atoms:
             story.setdefault(atom["complex_event_id"], []).append(atom["text"])
             where = f"{path}: {atom['complex_event_id']} event {atom['seq']}"
@@ -214,12 +217,25 @@ def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
                     leakage.dated_wrong(row)
                     or leakage.unsourced(row, available)
                     or leakage.answer_in_context(row, texts)
+                    or _not_atomic(row["background"] + row["target"], atomic)
+                    or _generated(row, atomic)
                 )
                 if why:
                     problems.append(f"{path}: {row['id']}: {why}")
     paths = {r["id"]: f"tasks/{r['task']}/{r['split']}.parquet" for r in rows}
     problems += [f"{paths[i]}: {i}: {why}" for i, why in sorted(leakage.leaked(rows).items())]
     return problems
+
+
+def _generated(row: dict, atomic: dict[tuple, dict]) -> str | None:
+    """Rule 7 on a record whose question and answer a model wrote."""
+    if row["method"] == extractive.METHOD or row["task"] not in ("AQA", "MCAC"):
+        return None
+    try:
+        scaffold = generated.scaffolding(row["prompt_version"])
+    except ValueError as exc:
+        return f"{exc}, so rule 7 cannot be checked"
+    return leakage.generated_unsaid(row, atomic[_key(row["target"][0])], scaffold)
 
 
 def _grounding(root: Path, path: str, atoms: list[dict]) -> list[str]:
@@ -250,13 +266,35 @@ def _grounding(root: Path, path: str, atoms: list[dict]) -> list[str]:
             problems.append(
                 f"{where}: {why} (rule 6): {atom['date'] or 'undated'}: {atom['text'][:80]!r}"
             )
+        elif unsaid := grounding.unsaid_arguments(atom, document, scaffold):
+            problems.append(
+                f"{where}: its {', '.join(unsaid)} not in its source {atom['source_doc_id']} "
+                "(rule 6)"
+            )
     return problems
 
 
+def _key(event: dict) -> tuple:
+    """An event as a record shows it: each must be an atomic event of the timelines (where
+    rules 2 and 6 are checked), not a text of its own."""
+    return event["text"], event["source_doc_id"], event["date"], event["source_date"]
+
+
+def _not_atomic(events: list[dict], atoms: dict[tuple, dict]) -> str | None:
+    for event in events:
+        if _key(event) not in atoms:
+            return f"its event {event['text'][:60]!r} is no atomic event of the timelines"
+    return None
+
+
 def _reasoning(root: Path, listed: dict[str, dict]) -> list[str]:
-    """Every reasoning record's events dated by their sources' first sight, and its rules
-    (:func:`gdelt_forecast.reasoning.checks.unsound`) kept."""
+    """Every reasoning record's events atomic events of the timelines, dated by their
+    sources' first sight, and its rules (:func:`gdelt_forecast.reasoning.checks.unsound`)
+    kept."""
     tables = _tables(listed)
+    atomic = {
+        _key(a): a for path in tables["timelines"] for a in pq.read_table(root / path).to_pylist()
+    }
     news = pq.read_table(root / "news", columns=["doc_id", "date"]).to_pylist()
     available = {r["doc_id"]: r["date"] for r in news}
     problems = []
@@ -267,11 +305,12 @@ def _reasoning(root: Path, listed: dict[str, dict]) -> list[str]:
                          if available.get(e["source_doc_id"]) != e["source_date"]]  # fmt: skip
                 if row["task"] != task:
                     why = f"a {row['task']} record"
+
                 elif wrong:
                     why = (f"{wrong[0]['event_id']}'s source {wrong[0]['source_doc_id']} was "
                            f"first seen on {available.get(wrong[0]['source_doc_id'])}")  # fmt: skip
                 else:
-                    why = unsound(row)
+                    why = unsound(row) or _not_atomic(row["events"], atomic)
                 if why:
                     problems.append(f"{path}: {row['id']}: {why}")
     return problems

@@ -76,6 +76,7 @@ def build_tasks(cfg: Config, month: str, out: Path) -> Summary:
     summary.negatives_discarded["extractive"] = 0
     provenance = Counter(background_events=0, cut_days=0)
     in_context = Counter(negatives=0, records=0)
+    generated_parts = 0
     atoms, countries = read_timelines(timelines, month)
     pools = extractive.Pools(atoms, countries, *_reference_names())
     first, _ = month_range(month)
@@ -112,6 +113,7 @@ def build_tasks(cfg: Config, month: str, out: Path) -> Summary:
         summary.kept_extractive = dict(kept)
         summary.negatives_discarded["llm"] = turned_down["discarded"]
         in_context["negatives"] += turned_down["near-duplicate"]
+        generated_parts = turned_down[leakage.GENERATED]
     for row in rows:  # the cut puts every event on its side: a failure is a bug, not data
         if why := leakage.dated_wrong(row) or leakage.unsourced(row):
             raise StageError(f"tasks: {row['id']}: {why}")
@@ -137,6 +139,8 @@ def build_tasks(cfg: Config, month: str, out: Path) -> Summary:
         leakage.PROVENANCE: dict(provenance),
         leakage.ANSWER_IN_CONTEXT: dict(in_context),
         leakage.ACROSS_SPLITS: {"records": len(leaks)},
+        # the records whose model-written parts it turned down (they keep the extractive ones)
+        leakage.GENERATED: {"records": generated_parts},
     }
     summary.letters = records.letters(rows)
     summary.seconds = time.monotonic() - t0

@@ -9,13 +9,18 @@ The model writes text; the rules still decide what is kept:
 - an MCNC negative that is a near-duplicate of a true event of the story or of another
   negative is rejected (soundness rule 4); one whose subject, event type, object and
   location all equal a true event's is discarded (the paper's rule); both are counted;
+- an AQA or MCAC question or gold answer that says what its target event does not, or a
+  question that gives its answer away, is turned down (soundness rule 7,
+  :func:`gdelt_forecast.tasks.leakage.generated_unsaid`), and counted;
 - a record the model's answer cannot complete (a failed call, fewer than three wrong
-  answers or negatives left) keeps its ``extractive`` version, and says so in ``method``.
+  answers or negatives left, rule 7) keeps its ``extractive`` version, and says so in
+  ``method``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from functools import cache
 from pathlib import Path
 from typing import Annotated
 
@@ -24,8 +29,9 @@ from pydantic import Field
 from gdelt_forecast.config import Config
 from gdelt_forecast.llm import Answer, Request, Result, parse_numbered, run
 from gdelt_forecast.llm.schema import chars
-from gdelt_forecast.tasks import extractive, records
+from gdelt_forecast.tasks import extractive, leakage, records
 from gdelt_forecast.tasks.cut import after
+from gdelt_forecast.timelines import grounding
 from gdelt_forecast.timelines.similarity import first_near_duplicate
 from gdelt_forecast.timelines.written import listed
 
@@ -53,6 +59,13 @@ class Negative(Answer):
 
 class MCNC(Answer):
     negatives: Annotated[list[Negative], Field(min_length=3, max_length=3)]
+
+
+@cache
+def scaffolding(version: str = PROMPT_VERSION) -> frozenset[str]:
+    """The words of the task prompts of ``version`` and of their answers' field names, which
+    rule 7 never counts as support. ValueError for a version this code does not have."""
+    return grounding.scaffolding(PROMPTS.parent / version, {*MCAC.model_fields, *MCNC.model_fields})
 
 
 def render(name: str, **fields: str) -> str:
@@ -108,7 +121,7 @@ def written(
 ) -> tuple[list[dict], list[Result], Counter, Counter]:
     """The rows with the model's parts where it gave them; every call's result; the
     records that kept their extractive version, by task; the negatives turned down, by
-    verdict."""
+    verdict, and the records whose parts rule 7 turned down (``leakage.GENERATED``)."""
     asked = [r for r in rows if r["task"] in ("AQA", "MCAC", "MCNC")]
     results = run(cfg, [request(r, pools) for r in asked])
     replaced: dict[str, dict] = {}
@@ -120,6 +133,11 @@ def written(
         if result.answer is not None:
             new, verdicts = _apply(row, result.answer, pools)
             turned_down += verdicts
+        if new is not None and row["task"] in ("AQA", "MCAC"):
+            target, _ = _target(row, pools)
+            if leakage.generated_unsaid({**row, **new}, target, scaffolding()):
+                turned_down[leakage.GENERATED] += 1
+                new = None
         if new is None:
             kept[row["task"]] += 1
         else:

@@ -15,6 +15,13 @@ The timelines' rules 2 and 3 are in :mod:`gdelt_forecast.timelines.sound`; near-
    a near-duplicate of a true event of the story.
 5. Across splits: no target text is a near-duplicate of a background text of a record in
    an earlier split (train, then dev, then test).
+7. Generated parts say nothing their target does not: where a model wrote an AQA or MCAC
+   record's question and gold answer (``method`` llm), each stands in the record's target
+   event as the timelines hold it (its text, date and arguments; the timelines' rule 6
+   holds those to the event's source document), by rule 6's checks with the task prompts'
+   words as scaffolding; and the gold answer is no near-duplicate of its question. MCAC's
+   wrong answers and MCNC's negatives are untrue by design: rule 4 keeps them off the
+   story's true events.
 """
 
 from __future__ import annotations
@@ -24,12 +31,13 @@ from collections.abc import Iterable
 from datetime import date
 
 from gdelt_forecast.tasks.cut import SPLITS
-from gdelt_forecast.timelines import period
-from gdelt_forecast.timelines.similarity import Index, first_near_duplicate
+from gdelt_forecast.timelines import grounding, period
+from gdelt_forecast.timelines.similarity import Index, first_near_duplicate, near_duplicate
 
 PROVENANCE = "1-provenance"
 ANSWER_IN_CONTEXT = "4-no-answer-in-context"
 ACROSS_SPLITS = "5-across-splits"
+GENERATED = "7-generated-grounded"
 
 
 def dated_wrong(record: dict) -> str | None:
@@ -115,3 +123,26 @@ def leaked(records: Iterable[dict]) -> dict[str, str]:
             for event in row["background"]:
                 earlier.add(event["text"])
     return out
+
+
+def gold(record: dict) -> str:
+    """An AQA record's answer, or the text of an MCAC record's gold option."""
+    if record["task"] == "MCAC":
+        return record["candidates"][string.ascii_uppercase.index(record["answer"])]
+    return record["answer"]
+
+
+def generated_unsaid(record: dict, target: dict, scaffold: frozenset[str]) -> str | None:
+    """What breaks rule 7 in an AQA or MCAC ``record`` whose question and answer a model
+    wrote, or None; ``target``: its target event as the timelines hold it (with its
+    arguments and ``source_date``)."""
+    said = "\n".join(target[k] for k in ("text", *grounding.ARGUMENTS) if target.get(k))
+    stated = (target["date"],) if target["date"] else ()
+    event = grounding.Document(None, said, target["source_date"], stated)
+    answer = gold(record)
+    for part, text in (("question", record["question"]), ("answer", answer)):
+        if why := grounding.unsaid(text, event, scaffold):
+            return f"its {part} {text[:60]!r} is not in its target event: {why} (rule 7)"
+    if near_duplicate(answer, record["question"]):
+        return f"its question {record['question'][:60]!r} gives its answer away (rule 7)"
+    return None

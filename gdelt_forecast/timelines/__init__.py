@@ -4,6 +4,9 @@ import calendar
 import re
 from datetime import date
 
+# An atomic event's date as written: yyyy, yyyy-MM or yyyy-MM-dd.
+DATE = re.compile(r"\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?")
+
 
 def text_key(text: str | None) -> str:
     """An atomic event's text as compared with another's: case and punctuation blind."""

@@ -79,6 +79,7 @@ class Summary(StageSummary):
     atomic_events: int = 0
     dropped: Counter = field(default_factory=Counter)  # soundness rule -> atomic events
     ungrounded: Counter = field(default_factory=Counter)  # rule 6's reason -> atomic events
+    arguments_nulled: int = 0  # rule 6: arguments of kept events their source does not say
     examples: dict = field(default_factory=dict)  # rule -> a few dropped events, with why
     llm: dict = field(default_factory=dict)  # the LLM calls' summary (method llm)
     seconds: float = 0.0
@@ -89,6 +90,7 @@ class Summary(StageSummary):
             f"{self.complex_events:,} complex events of {self.documents_in_events:,} documents, "
             f"{self.atomic_events:,} atomic events; dropped by rule: "
             + ", ".join(f"{rule} {self.dropped[rule]:,}" for rule in sound.RULES)
+            + (f" ({self.arguments_nulled:,} arguments nulled)" if self.arguments_nulled else "")
             + f" ({self.seconds:.1f} s)"
             + (f"; {self.llm['line']}" if self.llm else "")
         )
@@ -129,7 +131,9 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
         by_event = {e.complex_event_id: extractive.timeline(e) for e in shown}
         stamp = (extractive.METHOD, None, extractive.PROMPT_VERSION)
     dropped = sound.Dropped()
-    ungrounded = _grounding(cfg, by_event) if cfg.timelines.method == "llm" else None
+    ungrounded, nulled = None, 0
+    if cfg.timelines.method == "llm":
+        ungrounded, nulled = _grounding(cfg, by_event)
     atoms = [
         {
             "complex_event_id": event.complex_event_id,
@@ -163,6 +167,7 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
         atomic_events=len(atoms),
         dropped=dropped.rules,
         ungrounded=dropped.reasons if ungrounded else Counter(),
+        arguments_nulled=nulled,
         examples=dropped.examples,
         llm=llm,
         seconds=time.monotonic() - t0,
@@ -170,14 +175,26 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
 
 
 def _grounding(cfg: Config, by_event: dict[str, list[dict]]):
-    """Rule 6 for the model's events: why an event does not stand in its source document
-    (read whole from the warehouse, not as the prompt cut it), or None."""
+    """Rule 6 for the model's events, against their source documents (read whole from the
+    warehouse, not as the prompt cut them): sets to null, in ``by_event``, each argument its
+    source does not say, and gives how many it nulled and the check of an event (why it
+    does not stand in its source, or None)."""
     doc_ids = sorted({a["source_doc_id"] for atoms in by_event.values() for a in atoms})
     with open_read_only(cfg) as con:
         rows = duck.records(con, "timelines/sources.sql", doc_ids=doc_ids)
     documents = {r["doc_id"]: grounding.Document(r["title"], r["text"], r["date"]) for r in rows}
     scaffold = written.scaffolding()
-    return lambda atom: grounding.ungrounded(atom, documents[atom["source_doc_id"]], scaffold)
+    nulled = 0
+    for atoms in by_event.values():
+        for atom in atoms:
+            unsaid = grounding.unsaid_arguments(atom, documents[atom["source_doc_id"]], scaffold)
+            atom.update(dict.fromkeys(unsaid))
+            nulled += len(unsaid)
+
+    def check(atom: dict) -> str | None:
+        return grounding.ungrounded(atom, documents[atom["source_doc_id"]], scaffold)
+
+    return check, nulled
 
 
 def _row(event, month: str) -> dict:

@@ -22,6 +22,11 @@ drop):
   relative ones such as "on Wednesday" resolved against the first-seen day), or a coarser
   form of one (a document that says "6 August 2025" states 2025-08 and 2025 too).
 
+A model-written event's arguments (subject, event type, object, location), which AQA and
+MCAC questions and answers show, must pass the same text checks (a date-shaped one, the
+date check); one that does not is set to null, the event kept. The generated parts of the
+tasks are held to the same checks by the tasks' rule 7 (:mod:`gdelt_forecast.tasks.leakage`).
+
 THRESHOLD was chosen from measurement: docs/benchmarks.md, "Rule 6's threshold"
 (``bench/bench_grounding.py``).
 """
@@ -32,7 +37,9 @@ import re
 from collections.abc import Iterable
 from datetime import date, datetime
 from functools import cached_property
+from pathlib import Path
 
+from gdelt_forecast.timelines import DATE
 from gdelt_forecast.timelines.extractive import dates
 from gdelt_forecast.timelines.similarity import words
 
@@ -42,13 +49,19 @@ ECHOES_PROMPT = "echoes-prompt"
 TEXT_NOT_IN_DOCUMENT = "text-not-in-document"
 DATE_NOT_IN_DOCUMENT = "date-not-in-document"
 REASONS = (ECHOES_PROMPT, TEXT_NOT_IN_DOCUMENT, DATE_NOT_IN_DOCUMENT)
+ARGUMENTS = ("subject", "event_type", "object", "location")
 THRESHOLD = 0.6
 _PLACEHOLDER = re.compile(r"\{\w+\}")
 
 
-def scaffolding(templates: Iterable[str], fields: Iterable[str]) -> frozenset[str]:
-    """The content words of prompt ``templates`` (their ``{placeholders}`` left out) and of
-    the answer's field names (``event_type`` as "event type")."""
+def scaffolding(prompts: Path, fields: Iterable[str]) -> frozenset[str]:
+    """The content words of the prompt templates in the folder ``prompts`` (one prompt
+    version; their ``{placeholders}`` left out) and of the answer's field names
+    (``event_type`` as "event type"). ValueError for a folder that does not exist: a
+    prompt version this code does not have."""
+    if not prompts.is_dir():
+        raise ValueError(f"prompt version {prompts.name!r} is not one of this code's")
+    templates = [p.read_text(encoding="utf-8") for p in sorted(prompts.glob("*.txt"))]
     text = " ".join(_PLACEHOLDER.sub(" ", t) for t in templates)
     return words(text + " " + " ".join(f.replace("_", " ") for f in fields))
 
@@ -57,8 +70,12 @@ class Document:
     """A source document as grounding reads it: its words and the dates it states, each
     worked out once, when first asked for."""
 
-    def __init__(self, title: str | None, text: str | None, seen: date):
-        self.title, self.text, self.seen = title or "", text or "", seen
+    def __init__(
+        self, title: str | None, text: str | None, seen: date, stated: tuple[str, ...] = ()
+    ):
+        """``stated``: dates (yyyy, yyyy-MM, yyyy-MM-dd) known to be the document's beyond
+        those its words state, e.g. an atomic event's own date."""
+        self.title, self.text, self.seen, self.stated = title or "", text or "", seen, stated
 
     @cached_property
     def words(self) -> frozenset[str]:
@@ -68,7 +85,7 @@ class Document:
     def dates(self) -> frozenset[str]:
         """Every date the document states or was first seen on, with its coarser forms."""
         published = datetime.combine(self.seen, datetime.min.time())
-        found = {self.seen.isoformat()}
+        found = {self.seen.isoformat(), *self.stated}
         # Line by line: a date phrase never spans paragraphs, and dateparser reads a line
         # with no digit or weekday not at all.
         for line in (self.title + "\n" + self.text).splitlines():
@@ -95,3 +112,18 @@ def ungrounded(atom: dict, document: Document, scaffold: frozenset[str]) -> str 
     if atom["date"] and atom["date"] not in document.dates:
         return DATE_NOT_IN_DOCUMENT
     return None
+
+
+def unsaid(text: str, document: Document, scaffold: frozenset[str]) -> str | None:
+    """Why a short text a model wrote (an event's argument, a question, an answer) does not
+    stand in ``document``, or None: a date (yyyy, yyyy-MM, yyyy-MM-dd) must be one the
+    document states, any other text must pass the event text's checks."""
+    if DATE.fullmatch(text):
+        return None if text in document.dates else DATE_NOT_IN_DOCUMENT
+    return ungrounded({"text": text, "date": None}, document, scaffold)
+
+
+def unsaid_arguments(atom: dict, document: Document, scaffold: frozenset[str]) -> list[str]:
+    """The arguments of ``atom`` (subject, event type, object, location) that are set and do
+    not stand in ``document``: the build sets them to null, ``release verify`` names them."""
+    return [a for a in ARGUMENTS if atom.get(a) and unsaid(atom[a], document, scaffold)]

@@ -29,13 +29,12 @@ from pydantic import Field
 from gdelt_forecast.config import Config
 from gdelt_forecast.llm import Answer, Request, Result, parse_numbered, run
 from gdelt_forecast.llm.schema import chars
-from gdelt_forecast.timelines import grounding, text_key
+from gdelt_forecast.timelines import DATE, grounding, text_key
 from gdelt_forecast.timelines.complex_events import ComplexEvent
 
 METHOD = "llm"
 PROMPT_VERSION = "openforecast-v1"
 PROMPTS = Path(__file__).parent / "prompts" / PROMPT_VERSION
-_DATE = re.compile(r"\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?")
 _ARGUMENTS = ("subject", "event_type", "object", "location")
 
 
@@ -68,11 +67,7 @@ def scaffolding(version: str = PROMPT_VERSION) -> frozenset[str]:
     """The words of the prompts of ``version`` that are no document's: their templates and
     the answer's field names (rule 6 never counts them as support). ValueError for a
     version this code does not have."""
-    folder = PROMPTS.parent / version
-    if not folder.is_dir():
-        raise ValueError(f"prompt version {version!r} is not one of this code's")
-    templates = [p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.txt"))]
-    return grounding.scaffolding(templates, Event.model_fields)
+    return grounding.scaffolding(PROMPTS.parent / version, Event.model_fields)
 
 
 def _prompt(name: str, **fields: str) -> str:
@@ -108,7 +103,7 @@ def _atoms(answer: dict, doc_id: str) -> list[dict]:
     for item in answer["events"]:
         if not item["text"].strip():
             continue
-        date = item["date"] if item["date"] and _DATE.fullmatch(item["date"]) else None
+        date = item["date"] if item["date"] and DATE.fullmatch(item["date"]) else None
         atoms.append({**item, "date": date, "text": item["text"].strip(), "source_doc_id": doc_id})
     return atoms
 

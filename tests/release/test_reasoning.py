@@ -91,6 +91,23 @@ def test_verify_catches_a_planted_reasoning_breach(release, tmp_path):
     )
 
 
+def test_verify_names_a_reasoning_event_that_is_no_atomic_event(release, tmp_path):
+    """Every event a reasoning record shows must be one of the timelines', where rules 2 and
+    6 are checked: a text of the record's own is named."""
+    copy = tmp_path / "copy"
+    shutil.copytree(release, copy)
+    path = "reasoning/I-CRR/test.parquet"
+    rows = pq.read_table(copy / path).to_pylist()
+    row = rows[0]
+    queried = row["queried"][0]
+    told = "Martians landed near a crater and met the Pope"
+    events = [{**e, "text": told} if e["event_id"] == queried else e for e in row["events"]]
+    _rewrite(copy, path, pa.Table.from_pylist([{**row, "events": events}, *rows[1:]], SCHEMA))
+    assert verify(copy) == [
+        f"{path}: {row['id']}: its event {told!r} is no atomic event of the timelines"
+    ]
+
+
 def test_the_llm_baseline_answers_and_joins_the_leaderboard(release, tmp_path, capsys):
     rows = pq.read_table(release / "reasoning/I-CRR/test.parquet").to_pylist()
     right = {r["prompt"]: r["answer"] for r in rows[:2]}  # the first two answered right

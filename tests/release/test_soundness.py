@@ -125,6 +125,7 @@ def test_quality_and_the_cards_soundness_section(release):
         "4-no-answer-in-context",
         "5-across-splits",
         "6-grounded",
+        "7-generated-grounded",
     ]
     assert quality["grounding"] == {"rule": "grounding-v1", "threshold": 0.6}
     assert quality["near_duplicate"] == {"measure": "token-containment-v1", "threshold": 0.7}
@@ -147,9 +148,9 @@ def test_quality_and_the_cards_soundness_section(release):
     assert "## Soundness" in card and "token-containment-v1" in card
     manifest = json.loads((release / "manifest.json").read_text())
     # The demo's timelines are extractive: rule 6 asks nothing of them.
-    assert removed["6-grounded"] == {"atomic_events": 0, "by_reason": {}}
+    assert removed["6-grounded"] == {"atomic_events": 0, "arguments": 0, "by_reason": {}}
     assert manifest["timelines"]["ungrounded"] == {}
-    assert manifest["tasks"]["soundness"] == {k: v for k, v in removed.items() if k[0] in "145"}
+    assert manifest["tasks"]["soundness"] == {k: v for k, v in removed.items() if k[0] in "1457"}
     assert manifest["timelines"]["dropped"] == {
         k: v["atomic_events"] for k, v in removed.items() if k[0] in "236"
     }
@@ -230,7 +231,12 @@ def test_verify_names_model_written_events_their_documents_do_not_say(copy):
     table = pq.read_table(copy / path)
     atoms = table.to_pylist()
     news = {r["doc_id"]: r for r in pq.read_table(copy / "news").to_pylist()}
-    written = {"method": "llm", "model": "a-model", "prompt_version": "openforecast-v1"}
+    written = {
+        "method": "llm",
+        "model": "a-model",
+        "prompt_version": "openforecast-v1",
+        **dict.fromkeys(("subject", "event_type", "object", "location")),
+    }
     planted = []
     for i, (when, text) in enumerate(
         [
@@ -238,6 +244,7 @@ def test_verify_names_model_written_events_their_documents_do_not_say(copy):
             ("seen", "The News release time: {seen}"),
             ("seen", "Martians landed near a crater and met the Pope"),
             ("1999-01-02", "title"),
+            ("seen", "title"),  # its subject, below, is the model's invention
         ]
     ):
         atom = atoms[i]
@@ -246,12 +253,17 @@ def test_verify_names_model_written_events_their_documents_do_not_say(copy):
         text = title if text == "title" else text.format(seen=seen)
         atoms[i] = {**atom, **written, "date": seen if when == "seen" else when, "text": text}
         planted.append(atoms[i])
+    atoms[4] = planted[4] = {**planted[4], "subject": "The Martian Empire"}
     _rewrite(copy, path, pa.Table.from_pylist(atoms, table.schema))
     where = [f"{path}: {a['complex_event_id']} event {a['seq']}" for a in planted]
-    assert verify(copy) == [
+    problems = verify(copy)
+    # The task records that showed those events' old texts now show no atomic event.
+    assert all("is no atomic event of the timelines" in p for p in problems if "tasks/" in p)
+    assert [p for p in problems if p.startswith(path)] == [
         f"{where[1]}: echoes-prompt (rule 6): {planted[1]['date']}: {planted[1]['text']!r}",
         f"{where[2]}: text-not-in-document (rule 6): {planted[2]['date']}: {planted[2]['text']!r}",
         f"{where[3]}: date-not-in-document (rule 6): 1999-01-02: {planted[3]['text'][:80]!r}",
+        f"{where[4]}: its subject not in its source {planted[4]['source_doc_id']} (rule 6)",
     ]
     atoms[0] = {**planted[0], "prompt_version": "openforecast-v0"}
     _rewrite(copy, path, pa.Table.from_pylist(atoms, table.schema))
@@ -259,6 +271,38 @@ def test_verify_names_model_written_events_their_documents_do_not_say(copy):
         f"{where[0]}: prompt version 'openforecast-v0' is not one of this code's, so rule 6 "
         "cannot be checked"
     )
+
+
+def test_verify_names_a_generated_question_or_answer_its_target_does_not_say(copy):
+    """Rule 7: an AQA record made a model's (method llm). Its target's text less one word as
+    the question and that word as the answer stand; an invented answer, and a question that
+    holds its answer, are named."""
+    path = next(
+        f"tasks/AQA/{s}.parquet"
+        for s in ("test", "dev", "train")
+        if pq.read_metadata(copy / f"tasks/AQA/{s}.parquet").num_rows
+    )
+    rows = pq.read_table(copy / path).to_pylist()
+    text = rows[0]["target"][0]["text"]
+    word = max(re.findall(r"[A-Za-z]{4,}", text), key=len)
+    written = {"method": "llm", "model": "a-model", "prompt_version": "openforecast-tasks-v1"}
+    for question, answer, why in [
+        (text.replace(word, "..."), word, None),
+        (text.replace(word, "..."), "Alaska", "its answer 'Alaska' is not in its target event: "
+         "text-not-in-document (rule 7)"),
+        (text, word, f"its question {text[:60]!r} gives its answer away (rule 7)"),
+    ]:  # fmt: skip
+        rows[0] = {**rows[0], **written, "question": question, "answer": answer}
+        _rewrite(copy, path, pa.Table.from_pylist(rows, SCHEMA))
+        # (openforecast/ holds the record as it was: named once the task files are sound)
+        found = [p for p in verify(copy) if not p.startswith("openforecast/")]
+        assert found == ([f"{path}: {rows[0]['id']}: {why}"] if why else [])
+    rows[0] = {**rows[0], "prompt_version": "openforecast-tasks-v0"}
+    _rewrite(copy, path, pa.Table.from_pylist(rows, SCHEMA))
+    assert verify(copy) == [
+        f"{path}: {rows[0]['id']}: prompt version 'openforecast-tasks-v0' is not one of this "
+        "code's, so rule 7 cannot be checked"
+    ]
 
 
 def test_verify_names_an_answer_in_its_own_context_and_twin_options(copy):
@@ -314,7 +358,8 @@ def test_verify_names_an_answer_in_an_earlier_splits_background(copy):
     train = pq.read_table(copy / train_path).to_pylist()
     assert train
     reworded = {**test["target"][0], "text": "Breaking: " + test["target"][0]["text"]}
-    # Dated and sourced soundly for its own cut, so that only rule 5 is broken.
+    # Dated and sourced soundly for its own cut, so that only rule 5 is broken (and, as the
+    # planted event is no atomic event of the timelines, the train record says so).
     planted = {
         **reworded,
         "date": train[0]["background"][0]["date"],
@@ -329,7 +374,8 @@ def test_verify_names_an_answer_in_an_earlier_splits_background(copy):
         f"tasks/LTF/test.parquet: {test['id']}: answer {test['target'][0]['text'][:60]!r} is "
         "an earlier split's background" in "\n".join(problems)
     )
-    assert all("earlier split" in p for p in problems)
+    no_atom = f"{train_path}: {train[0]['id']}: its event {planted['text'][:60]!r} is no atomic"
+    assert all("earlier split" in p or p.startswith(no_atom) for p in problems), problems
 
 
 def test_the_gold_letter_of_each_option_list_is_its_answer(release):

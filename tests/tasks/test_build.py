@@ -39,6 +39,7 @@ def test_every_task_of_the_demo_month(demo):
         "1-provenance": {"background_events": 3, "cut_days": 0},
         "4-no-answer-in-context": {"negatives": 0, "records": 0},
         "5-across-splits": {"records": 0},
+        "7-generated-grounded": {"records": 0},
     }
     assert "removed by rule: 1-provenance 3 background events" in summary.line()
     atoms = pq.read_table(demo.data_root / "timelines" / MONTH / "timelines.parquet").to_pylist()

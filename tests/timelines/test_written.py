@@ -55,7 +55,8 @@ def test_adjust_takes_a_permutation_only():
 
 class StepServer(ScriptedServer):
     """Answers by the step the response_format names. An extraction: the document's title,
-    dated on its release day, and a plan dated 30 days later (rule 2 must drop it). A
+    dated on its release day with a subject the document never names (rule 6 nulls it),
+    and a plan dated 30 days later (rule 2 must drop it). A
     complement: the title again reworded ("Once more: ..."), which rule 3 must merge into the
     title, and three events rule 6 must drop: the prompt's header read back, an invented
     event, and the title dated on a day the document never states. An adjustment: the
@@ -73,10 +74,14 @@ class StepServer(ScriptedServer):
         day = date.fromisoformat(re.findall(r"^The \w+ release time: (\S+)", prompt, re.M)[0])
         if step == "extract":
             plan = (day + timedelta(days=30)).isoformat()
+            [event] = answered(title, date=day.isoformat())["events"]
+            invented = {**event, "subject": "The Martian Empire"}  # rule 6 nulls it
             return answer(
                 {
-                    "events": answered(title, date=day.isoformat())["events"]
-                    + answered(f"A summit on {title} is planned", date=plan)["events"]
+                    "events": [
+                        invented,
+                        *answered(f"A summit on {title} is planned", date=plan)["events"],
+                    ]
                 }
             )
         n = len(self.requests)
@@ -122,6 +127,8 @@ def test_llm_timelines_on_the_demo_month(steps, tmp_path):
     # Per story: the plan (rule 2), the four reworded titles (rule 3) and the four
     # complements' echo, invention and wrong date (rule 6) are dropped.
     assert summary.dropped == {"2-not-after-source": 2, "3-one-event-once": 8, "6-grounded": 24}
+    assert summary.arguments_nulled == 2  # each story's invented subject
+    assert not any(a["subject"] for a in atoms)
     assert summary.ungrounded == {
         "echoes-prompt": 8,
         "text-not-in-document": 8,
