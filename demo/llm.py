@@ -41,7 +41,7 @@ SERVER_ARGS = (
     '{"backend": "xgrammar", "disable_any_whitespace": true}',
 )
 # What the model is asked with: answers bounded by their schemas end well within 512 tokens;
-# an agent sees at most three steps, in a context the model holds.
+# an agent takes at most two steps (CI runs this demo), in a context the model holds.
 LLM = [
     "llm.max_tokens=512",
     "llm.timeout_s=600",
@@ -49,7 +49,7 @@ LLM = [
     "agents.max_context_tokens=7000",
     "agents.observation_chars=2000",
 ]
-AGENT_STEPS = "3"
+AGENT_STEPS = "2"
 
 
 class StepFailed(RuntimeError):

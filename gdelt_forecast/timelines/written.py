@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, create_model
 
 from gdelt_forecast.config import Config
 from gdelt_forecast.llm import Answer, Request, Result, parse_numbered, run
@@ -38,18 +38,20 @@ PROMPTS = Path(__file__).parent / "prompts" / PROMPT_VERSION
 _ARGUMENTS = ("subject", "event_type", "object", "location")
 
 
-# An answer's bounds: a document's events, and a timeline's, in a few hundred tokens each.
-MAX_EVENTS = 12
-MAX_TIMELINE = 240  # events of one timeline: max_documents (20) documents of MAX_EVENTS
+# An answer's bounds, so that guided decoding ends: a document's events in well under 1,024
+# tokens (seen with SmolLM2: 12 events of 300 characters ran on to 512 tokens), and an
+# adjustment's order exactly as long as its timeline (seen: numbers listed until the bound).
+MAX_EVENTS = 8
+MAX_TIMELINE = 160  # events of one timeline: max_documents (20) documents of MAX_EVENTS
 
 
 class Event(Answer):
     date: chars(10) | None
-    text: chars(300)
-    subject: chars(100) | None
-    event_type: chars(100) | None
-    object: chars(100) | None
-    location: chars(100) | None
+    text: chars(200)
+    subject: chars(60) | None
+    event_type: chars(60) | None
+    object: chars(60) | None
+    location: chars(60) | None
 
 
 class Events(Answer):
@@ -60,6 +62,15 @@ class Order(Answer):
     order: Annotated[
         list[Annotated[int, Field(ge=1, le=MAX_TIMELINE)]], Field(max_length=MAX_TIMELINE)
     ]
+
+
+@cache
+def order_of(size: int) -> type[Order]:
+    """The adjustment's answer for a timeline of ``size`` events: exactly ``size`` numbers,
+    each from 1 to ``size``."""
+    numbers = list[Annotated[int, Field(ge=1, le=size)]]
+    bounded = Annotated[numbers, Field(min_length=size, max_length=size)]
+    return create_model("Order", __base__=Order, order=(bounded, ...))
 
 
 @cache
@@ -153,7 +164,7 @@ def complement_request(event: ComplexEvent, n: int, atoms: list[dict]) -> Reques
 
 def adjust_request(event: ComplexEvent, atoms: list[dict]) -> Request:
     prompt = _prompt("adjust", timeline=listed(atoms), **_fields(event.documents[-1]))
-    return _request(event, "adjust", prompt, Order, _order_from_list)
+    return _request(event, "adjust", prompt, order_of(len(atoms)), _order_from_list)
 
 
 def timelines(cfg: Config, events: list[ComplexEvent]) -> tuple[dict[str, list], list[Result]]:
