@@ -229,7 +229,7 @@ def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
 
 def _generated(row: dict, atomic: dict[tuple, dict]) -> str | None:
     """Rule 7 on a record whose question and answer a model wrote."""
-    if row["method"] == extractive.METHOD or row["task"] not in ("AQA", "MCAC"):
+    if row["method"] != generated.METHOD or row["task"] not in ("AQA", "MCAC"):
         return None
     try:
         scaffold = generated.scaffolding(row["prompt_version"])
