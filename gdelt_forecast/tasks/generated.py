@@ -40,21 +40,23 @@ PROMPT_VERSION = "openforecast-tasks-v1"
 PROMPTS = Path(__file__).parent / "prompts" / PROMPT_VERSION
 
 
+# Bounds as the timelines' events have them (written.Event), so that an answer fits 512
+# tokens (seen with SmolLM2: three negatives of 300 characters ran on to 512 tokens).
 class QA(Answer):
-    question: chars(300)
-    answer: chars(200)
+    question: chars(200)
+    answer: chars(60)
 
 
 class MCAC(QA):
-    wrong: Annotated[list[chars(200)], Field(min_length=3, max_length=3)]
+    wrong: Annotated[list[chars(60)], Field(min_length=3, max_length=3)]
 
 
 class Negative(Answer):
-    text: chars(300)
-    subject: chars(100) | None
-    event_type: chars(100) | None
-    object: chars(100) | None
-    location: chars(100) | None
+    text: chars(200)
+    subject: chars(60) | None
+    event_type: chars(60) | None
+    object: chars(60) | None
+    location: chars(60) | None
 
 
 class MCNC(Answer):
