@@ -37,7 +37,10 @@ exit status is 1 when it does not, or when a request of either run failed in tra
 
 Run: ``make bench-llm`` (builds ``.venv-vllm`` as ``make test-vllm`` does), or
 ``.venv-vllm/bin/python bench/bench_llm.py [--concurrency 1 8 32] [--repeat 3]``. It makes the
-tiny Llama (~10 s) and starts vLLM on 127.0.0.1 (~90 s with compilation). Against another
+tiny Llama (~10 s) and starts vLLM on 127.0.0.1 (~90 s with compilation); with ``--smollm2
+DIR`` it serves the real instruct model of ``make llm-model`` instead, as ``make demo-llm``
+does (greedy decoding then cannot loop on whitespace: the server is started with it
+disabled in the JSON grammar). Against another
 server (a GPU, docs/benchmarks.md), pass ``--base-url http://HOST:PORT/v1 --model NAME
 --tokenizer NAME``: nothing is started then, and that server should run with
 ``--no-enable-prefix-caching`` for the same comparison.
@@ -65,7 +68,7 @@ sys.path.insert(0, str(REPO))
 from harness import verdict  # noqa: E402
 
 from gdelt_forecast.config import load_config  # noqa: E402
-from gdelt_forecast.llm import run  # noqa: E402
+from gdelt_forecast.llm import run, smollm2  # noqa: E402
 from gdelt_forecast.llm.vllm_server import serving  # noqa: E402
 from gdelt_forecast.timelines.complex_events import ComplexEvent  # noqa: E402
 from gdelt_forecast.timelines.written import extract_request  # noqa: E402
@@ -223,6 +226,11 @@ def main() -> None:
     parser.add_argument("--base-url", help="an OpenAI-compatible server to use, ending in /v1")
     parser.add_argument("--model", help="the model that server serves")
     parser.add_argument("--tokenizer", help="its tokenizer (for vLLM's prompt lengths)")
+    parser.add_argument(
+        "--smollm2", type=Path, metavar="DIR",
+        help="serve the real instruct model built into DIR (`make llm-model`) instead of the "
+        "tiny random Llama",
+    )  # fmt: skip
     args = parser.parse_args()
     if args.base_url and not (args.model and args.tokenizer):
         parser.error("--base-url needs --model and --tokenizer")
@@ -234,6 +242,17 @@ def main() -> None:
     if args.base_url:
         server = nullcontext(None)
         base_url, model, tokenizer = args.base_url, args.model, args.tokenizer
+    elif args.smollm2:
+        print(f"starting vLLM on {smollm2.NAME} on 127.0.0.1 ...", flush=True)
+        smollm2.build(args.smollm2)
+        server = serving(
+            args.smollm2,
+            work / "server.log",
+            smollm2.NAME,
+            8192,
+            ["--no-enable-prefix-caching", *smollm2.STRUCTURED_OUTPUTS],
+        )
+        tokenizer = str(args.smollm2)
     else:
         print("making the tiny Llama and starting vLLM on 127.0.0.1 ...", flush=True)
         model_dir = make_tiny_llama(work / "tiny-llama")

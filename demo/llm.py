@@ -5,9 +5,10 @@ vLLM's CPU build serving SmolLM2-135M-Instruct (``gdelt_forecast.llm.smollm2``) 
 port of 127.0.0.1 and, against it: the timelines (``--method llm``), the tasks (their
 generated parts), EV2's reasoning (``reasoning.method=llm``), the release (replacing the
 demo's extractive one) and ``release verify``; then the model's rows on the release's
-leaderboard: MIRAI's Direct IO baseline and both agents (a bounded number of steps), and
-EV2's llm baseline on every task with records. The server is stopped afterwards, also on a
-failure. Each step's wall time is printed, and the total.
+leaderboard: MIRAI's Direct IO baseline and both agents (a bounded number of steps),
+OpenForecast's tasks answered with the paper's prompts (every task with test records;
+``gdelt_forecast.tasks.baseline``) and EV2's llm baseline on every task with records. The
+server is stopped afterwards, also on a failure. Each step's wall time is printed, and the total.
 
 The model is tiny: its scores are near chance. The point is that every number is real.
 """
@@ -25,6 +26,7 @@ from gdelt_forecast.cli import main as cli
 from gdelt_forecast.llm import smollm2
 from gdelt_forecast.llm.vllm_server import ServerError, log_tail, serving
 from gdelt_forecast.reasoning import TASKS as REASONING
+from gdelt_forecast.tasks import TASKS
 
 MONTH = "2025-08"
 # The model's context; the prompts of the demo's stages stay within it (articles are cut to
@@ -35,10 +37,7 @@ SERVER_ARGS = (
     "--enable-auto-tool-choice",
     "--tool-call-parser",
     smollm2.TOOL_PARSER,
-    # Seen here: the model loops on the whitespace JSON allows until max_tokens (6 of 12
-    # timelines calls cut) although every string and array of the answers is bounded.
-    "--structured-outputs-config",
-    '{"backend": "xgrammar", "disable_any_whitespace": true}',
+    *smollm2.STRUCTURED_OUTPUTS,
 )
 # What the model is asked with: answers bounded by their schemas end well within 512 tokens;
 # an agent takes at most two steps (CI runs this demo), in a context the model holds.
@@ -101,17 +100,18 @@ def run(model: Path, config: str, data_root: Path) -> dict[str, float]:
                 ["agent", "--action", action, "--max-steps", AGENT_STEPS, *on],
                 timings,
             )
-        for task in REASONING:
-            if _rows(release, f"reasoning/{task}"):
+        for task, records in [*((t, f"tasks/{t}/test.") for t in TASKS),
+                              *((t, f"reasoning/{t}/") for t in REASONING)]:  # fmt: skip
+            if _rows(release, records):
                 _step(f"baseline {task}", ["baseline", "--method", "llm", "--task", task, *on],
                       timings)  # fmt: skip
     _step("leaderboard", ["leaderboard", "--release", version, *common], timings)
     return timings
 
 
-def _rows(release: Path, folder: str) -> int:
+def _rows(release: Path, prefix: str) -> int:
     manifest = json.loads((release / "manifest.json").read_text())
-    return sum(f.get("rows", 0) for f in manifest["files"] if f["path"].startswith(folder + "/"))
+    return sum(f.get("rows", 0) for f in manifest["files"] if f["path"].startswith(prefix))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,6 +11,11 @@ the articles GDELT coded (see demo/pages/README.md).
   the URLs of that day's China-United States quads, and five on the 2019 impeachment
   hearings under those of Russia-United States. The demo days are the real slot's
   2025-08-07 and the four derived from it (tests/fixtures/gdelt/demo-days/).
+- Within a story, the first two days' pages go under URLs of one CAMEO relation and the
+  test month's three under another (the real slot has both for each pair), so that a
+  story's events have two types, the earlier always before the later: EV2's schema-level
+  tasks (S-CEC, S-CRR) need type pairs that the month relates one way only. The test
+  month's documents stay under the relation its queries ask about.
 - The shipped test pages (three English news articles, a German and a French page) under
   the first other source URLs of 2025-08-07, as before: the non-English ones are dropped by
   the language check.
@@ -47,22 +52,23 @@ def _page(prefix: str) -> Path:
     return path
 
 
-# (country, country) -> day -> pages, each under one of that day's source URLs of the pair,
-# in the order the stories read (the pages' own dates are November 2019's).
-STORIES: dict[tuple[str, str], dict[date, list[Path]]] = {
-    ("CHN", "USA"): {
-        date(2025, 7, 22): [_page("b6906ca0")],  # PolitiFact: tariffs and the trade war
-        date(2025, 7, 28): [_page("702d1da6")],  # NYT: the trade war, farm purchases
-        date(2025, 8, 2): [_page("d605bdef")],  # CNN: Asian markets and the trade talks
-        date(2025, 8, 7): [_page("39d5c43b")],  # Beijing's tariff demands, "phase one"
-        date(2025, 8, 12): [_page("db6b0816")],  # AP: Esper accuses China of intimidation
+# (country, country) -> day -> (the CAMEO relation of the URLs, pages), each page under one of
+# that day's source URLs of the pair whose quads of the pair are all of that relation, in the
+# order the stories read (the pages' own dates are November 2019's).
+STORIES: dict[tuple[str, str], dict[date, tuple[str, list[Path]]]] = {
+    ("CHN", "USA"): {  # 130 "Threaten", then 020 "Make an appeal or request"
+        date(2025, 7, 22): ("130", [_page("b6906ca0")]),  # PolitiFact: tariffs, trade war
+        date(2025, 7, 28): ("130", [_page("702d1da6")]),  # NYT: trade war, farm purchases
+        date(2025, 8, 2): ("020", [_page("d605bdef")]),  # CNN: Asian markets, trade talks
+        date(2025, 8, 7): ("020", [_page("39d5c43b")]),  # Beijing's tariff demands
+        date(2025, 8, 12): ("020", [_page("db6b0816")]),  # AP: Esper accuses China
     },
-    ("RUS", "USA"): {
-        date(2025, 7, 22): [_page("8380689f")],  # Snopes: Yovanovitch, after her testimony
-        date(2025, 7, 28): [_page("7a664e40")],  # CBS: Volker and Morrison testify
-        date(2025, 8, 2): [_page("c90731f0")],  # the White House: a "sham", debunked
-        date(2025, 8, 7): [_page("82b6d780")],  # AP: Sondland faces questions
-        date(2025, 8, 12): [_page("f5c90a6d")],  # National Review: Schiff against the clock
+    ("RUS", "USA"): {  # 090 "Investigate", then 110 "Disapprove"
+        date(2025, 7, 22): ("090", [_page("8380689f")]),  # Snopes: Yovanovitch testified
+        date(2025, 7, 28): ("090", [_page("7a664e40")]),  # CBS: Volker and Morrison
+        date(2025, 8, 2): ("110", [_page("c90731f0")]),  # the White House: a "sham"
+        date(2025, 8, 7): ("110", [_page("82b6d780")]),  # AP: Sondland faces questions
+        date(2025, 8, 12): ("110", [_page("f5c90a6d")]),  # National Review: Schiff
     },
 }
 SAMPLES = [
@@ -74,11 +80,11 @@ SAMPLES = [
 # will give a document under the URL: the pair of most of its quads, ties to the first pair
 # (gdelt_forecast/sql/timelines/documents.sql). A story's pages go under URLs of its own pair.
 # From the days' silver events, before any warehouse: one link per quad and source URL (the
-# warehouse's quad_urls), with the quad's country pair.
+# warehouse's quad_urls), with the quad's country pair and CAMEO relation.
 PAIR_URLS = """
     WITH links AS (
         SELECT DISTINCT quad_id, date, SOURCEURL AS url, least(head, tail) AS a,
-            greatest(head, tail) AS b
+            greatest(head, tail) AS b, relation
         FROM read_parquet($parts, hive_partitioning = false)
         WHERE SOURCEURL IS NOT NULL
     ),
@@ -88,27 +94,34 @@ PAIR_URLS = """
         GROUP BY date, url, a, b
         QUALIFY row_number() OVER (PARTITION BY date, url ORDER BY count(*) DESC, a, b) = 1
     )
-    SELECT DISTINCT l.date, l.a, l.b, l.url, (l.a, l.b) = (m.a, m.b) AS main
+    SELECT l.date, l.a, l.b, l.url, (l.a, l.b) = (m.a, m.b) AS main,
+        list_distinct(list(l.relation ORDER BY l.relation)) AS relations
     FROM links AS l JOIN main AS m USING (date, url)
+    GROUP BY ALL
     ORDER BY l.date, l.a, l.b, main DESC, l.url
 """
 
 
-def assign(pair_urls: list[tuple[date, str, str, str, bool]]) -> dict[str, Path]:
-    """url -> sample page: each story day's pages under its pair's URLs of that day (first
-    the URLs whose documents the timelines stage will give to that pair), the other samples
-    under the other URLs of SAMPLES_DAY."""
+def assign(pair_urls: list[tuple[date, str, str, str, bool, list[str]]]) -> dict[str, Path]:
+    """url -> sample page: each story day's pages under its pair's URLs of that day whose
+    quads of the pair are all of the day's relation (first the URLs whose documents the
+    timelines stage will give to that pair), the other samples under the other URLs of
+    SAMPLES_DAY."""
     days = {row[0] for row in pair_urls}
     pages: dict[str, Path] = {}
     for pair, story in STORIES.items():
-        for day, story_pages in story.items():
+        for day, (relation, story_pages) in story.items():
             if day not in days:
                 continue
-            urls = [url for d, a, b, url, _ in pair_urls if (d, a, b) == (day, *pair)]
-            urls = [url for url in urls if url not in pages]
+            urls = [
+                url
+                for d, a, b, url, _, rels in pair_urls
+                if (d, a, b) == (day, *pair) and rels == [relation] and url not in pages
+            ]
             if len(urls) < len(story_pages):
                 raise SystemExit(
-                    f"demo: {pair} has {len(urls)} source URLs on {day}, {len(story_pages)} wanted"
+                    f"demo: {pair} has {len(urls)} source URLs of relation {relation} on "
+                    f"{day}, {len(story_pages)} wanted"
                 )
             pages.update(zip(urls, story_pages, strict=False))
     free = sorted({row[3] for row in pair_urls if row[0] == SAMPLES_DAY} - set(pages))

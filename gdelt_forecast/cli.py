@@ -209,8 +209,9 @@ def build_parser() -> argparse.ArgumentParser:
     base.add_argument("--method", choices=BASELINE_METHODS, default="history")
     base.add_argument("--split", choices=["test", "subset"], default="test")
     base.add_argument(
-        "--task", choices=REASONING_TASKS,
-        help="with --method llm: answer one of EV2's reasoning tasks instead of the queries",
+        "--task", choices=[*TASKS, *REASONING_TASKS],
+        help="with --method llm: answer one of OpenForecast's tasks (its --split's records, "
+        "with the paper's prompts) or EV2's reasoning tasks instead of the queries",
     )  # fmt: skip
     base.add_argument("--json", action="store_true", help="print the summary as JSON")
 
@@ -449,8 +450,13 @@ def _baseline(args: argparse.Namespace, cfg: Config) -> int:
     folder = release_folder(args.release, cfg)
     if args.task:
         if args.method != "llm":
-            raise UsageError("--task: the reasoning tasks are answered by --method llm")
-        _print(args, run("reasoning_baseline", cfg, folder, args.task))
+            raise UsageError("--task: the tasks are answered by --method llm")
+        if args.task in TASKS:
+            if args.split != "test":
+                raise UsageError("--task: OpenForecast's tasks are answered on --split test")
+            _print(args, run("tasks_baseline", cfg, folder, args.task))
+        else:
+            _print(args, run("reasoning_baseline", cfg, folder, args.task))
         return 0
     _print(args, run("baseline", cfg, folder, args.method, args.split))
     return 0

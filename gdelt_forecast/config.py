@@ -229,6 +229,17 @@ class LlmConfig(_Section):
     model: str = Field(
         "meta-llama/Llama-3.1-8B-Instruct", description="Model name the server serves."
     )
+    weights_sha256: str | None = Field(
+        None,
+        pattern=r"^[0-9a-f]{64}$",
+        description="sha256 of the served weights' file, as whoever serves them states it "
+        '(a server does not say): a release\'s "Model-built parts" names it beside the model.',
+    )
+    server: str | None = Field(
+        None,
+        description="What serves the model, e.g. `vLLM 0.32.0 (CPU)`: named beside the model "
+        'in a release\'s "Model-built parts".',
+    )
     api_key_env: str = Field(
         "GDELT_FORECAST_LLM_API_KEY",
         description="Environment variable holding the API key (vLLM without --api-key "

@@ -225,6 +225,11 @@ STAGES: dict[str, Stage] = {
         ),
         Stage("baseline", "gdelt_forecast.baselines:run_baseline", reads=lambda *_: [LLM_CACHE]),
         Stage(
+            "tasks_baseline",
+            "gdelt_forecast.tasks.baseline:answer_tasks",
+            reads=lambda *_: [LLM_CACHE],
+        ),
+        Stage(
             "reasoning_baseline",
             "gdelt_forecast.reasoning.baseline:answer_reasoning",
             reads=lambda *_: [LLM_CACHE],

@@ -1,8 +1,10 @@
 """``agents/<release>/leaderboard.parquet``: one row per agent run on the release (a re-run
 replaces its row), and ``gdelt-forecast leaderboard``, which prints it as MIRAI's Table 2
 reads: model, action, APIs, then first- and second-level precision, recall and F1 and the
-quad classes' KL divergence; the llm baseline's rows on EV2's reasoning tasks
-(:mod:`gdelt_forecast.reasoning.baseline`, ``task`` and ``accuracy``) follow."""
+quad classes' KL divergence; the llm baseline's rows on OpenForecast's tasks
+(:mod:`gdelt_forecast.tasks.baseline`: ``task``, ``accuracy`` and LRAE's ``f1``) and on
+EV2's reasoning tasks (:mod:`gdelt_forecast.reasoning.baseline`: ``task``, ``accuracy``)
+follow."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ import pyarrow.parquet as pq
 from filelock import FileLock
 
 from gdelt_forecast.parquet_io import write_parquet
+from gdelt_forecast.reasoning import TASKS as REASONING
+from gdelt_forecast.tasks import TASKS as OPENFORECAST
 
 FILE = "leaderboard.parquet"
 _RUN = ("release", "run", "model", "action", "apis", "split", "samples", "prompt_version")
@@ -35,8 +39,9 @@ def add(path: Path, meta: dict) -> None:
     _store(path, row)
 
 
-def add_reasoning(path: Path, row: dict) -> None:
-    """A row of the llm baseline's scores on one of EV2's tasks (``task``, ``accuracy``)."""
+def add_task(path: Path, row: dict) -> None:
+    """A row of an llm baseline's scores on one of OpenForecast's or EV2's tasks (``task``,
+    ``accuracy``, ``f1``; :mod:`gdelt_forecast.baselines.answered`)."""
     _store(path, row)
 
 
@@ -45,7 +50,7 @@ def _store(path: Path, row: dict) -> None:
     with FileLock(f"{path}.lock"):  # two runs on one release may finish at once
         rows = pq.read_table(path).to_pylist() if path.exists() else []
         rows = [r for r in rows if r["run"] != row["run"]] + [row]
-        keys = list(dict.fromkeys(k for r in rows for k in r))  # MIRAI's and EV2's columns
+        keys = list(dict.fromkeys(k for r in rows for k in r))  # MIRAI's and the tasks' columns
         rows = [{k: r.get(k) for k in keys} for r in sorted(rows, key=lambda r: r["run"])]
         write_parquet(pa.Table.from_pylist(rows), path)
 
@@ -53,7 +58,6 @@ def _store(path: Path, row: dict) -> None:
 def render(path: Path) -> str:
     found = pq.read_table(path).to_pylist()
     rows = [r for r in found if r.get("task", "MIRAI") == "MIRAI"]
-    reasoning = [r for r in found if r.get("task", "MIRAI") != "MIRAI"]
     head = (
         f"{'model':<28}{'action':<10}{'apis':<8}{'split':<8}{'k':>3}"
         f"{'1st P':>8}{'1st R':>8}{'1st F1':>8}{'2nd P':>8}{'2nd R':>8}{'2nd F1':>8}{'KL':>8}"
@@ -66,12 +70,16 @@ def render(path: Path) -> str:
             f"{r['model'][:27]:<28}{r['action']:<10}{r['apis']:<8}{r['split']:<8}"
             f"{r['samples']:>3}{scores}{r['quad_kl']:>8.2f}"
         )
-    if reasoning:
-        lines += [
-            "",
-            "EV2's reasoning tasks (accuracy in %)",
-            f"{'model':<28}{'task':<8}{'acc':>8}",
-        ]
-        for r in sorted(reasoning, key=lambda r: (r["task"], -r["accuracy"])):
-            lines.append(f"{r['model'][:27]:<28}{r['task']:<8}{r['accuracy']:>8.1f}")
+    for title, tasks in (("OpenForecast's", OPENFORECAST), ("EV2's reasoning", REASONING)):
+        mine = [r for r in found if r.get("task") in tasks]
+        if mine:
+            head = f"{'model':<28}{'task':<8}{'acc':>8}{'F1':>8}"
+            lines += ["", f"{title} tasks (in %; F1: LRAE's)", head]
+            for r in sorted(mine, key=lambda r: (tasks.index(r["task"]), r["model"])):
+                figures = "".join(_figure(r.get(k)) for k in ("accuracy", "f1"))
+                lines.append(f"{r['model'][:27]:<28}{r['task']:<8}{figures}")
     return "\n".join(lines)
+
+
+def _figure(value: float | None) -> str:
+    return f"{'-':>8}" if value is None else f"{value:>8.1f}"

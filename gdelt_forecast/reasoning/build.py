@@ -68,6 +68,7 @@ class Summary(StageSummary):
     letters: dict = field(default_factory=dict)  # task -> gold letter -> records
     relation_types: dict = field(default_factory=dict)  # task -> relation type -> records
     judged: dict = field(default_factory=dict)  # with llm: pairs asked, consistent, ...
+    examples: dict = field(default_factory=dict)  # with llm: rule -> a few pairs left out
     llm: dict = field(default_factory=dict)
     note: str = LEFT_OUT_NOTE
     seconds: float = 0.0
@@ -98,7 +99,7 @@ def build_reasoning(cfg: Config, month: str, out: Path) -> Summary:
     summary = Summary(month=month, stories=len(stories))
     if cfg.reasoning.method == "llm":
         sent = time.monotonic()
-        labels, calls, counts = judge(cfg, stories)
+        labels, calls, counts, summary.examples = judge(cfg, stories)
         write_calls(out / "llm_calls.parquet", calls)
         judged_kinds = {
             ce: tuple(Kind(k, labels[ce], cfg.llm.model) for k in ("causal", "hierarchical"))
@@ -371,10 +372,14 @@ class _Story:
     def schema_cec(self, observed: dict, other_types: list[str], kind: Kind) -> list[dict]:
         types = {a["event_type"] for a in self.events}
         found = []
+        asked = set()  # two events of one type from one document make one question
         for answer in self.events:
             context = self._earlier(answer)
             if context is None or answer["event_type"] in {c["event_type"] for c in context}:
                 continue
+            if (question := (answer["event_type"], answer["source_doc_id"])) in asked:
+                continue
+            asked.add(question)
             ordered = [
                 x for x in context
                 if _unambiguous(observed, answer["event_type"], x["event_type"]) in kind.asked

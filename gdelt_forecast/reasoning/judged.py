@@ -6,7 +6,7 @@ drawn with the seed) are each asked in both directions, with EV2's relation defi
 (``prompts/ev2-v1/relation.txt``; JSON answers through the LLM client, cached and
 accounted in ``llm_calls.parquet``). Only a pair labelled consistently both ways becomes a
 question: A Causes B with B IsResult A, A IsSubevent B with B HasSubevent A, or None both
-ways; the others are counted as inconsistent and left out.
+ways; the others are counted as inconsistent and left out, a few kept as examples.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from gdelt_forecast.llm import Answer, Request, Result, run
 from gdelt_forecast.reasoning.records import PROMPTS
 from gdelt_forecast.reasoning.relations import INVERSE
 from gdelt_forecast.timelines.similarity import near_duplicate
+from gdelt_forecast.timelines.sound import example
 
 
 class PairRelation(Answer):
@@ -38,11 +39,15 @@ def _request(ce: str, a: dict, b: dict) -> Request:
     return Request(ce, f"relation:{a['seq']}:{b['seq']}", messages, PairRelation, "relation")
 
 
+CONSISTENT = "consistent-both-ways"  # the rule a judged pair is kept by
+
+
 def judge(
     cfg: Config, stories: dict[str, list[dict]]
-) -> tuple[dict[str, dict[tuple[int, int], str]], list[Result], Counter]:
+) -> tuple[dict[str, dict[tuple[int, int], str]], list[Result], Counter, dict]:
     """Per story, the consistent labels: ``(seq a, seq b) -> relation of a to b`` (and the
-    inverse for ``(b, a)``); every call's result; what was asked and kept, counted."""
+    inverse for ``(b, a)``); every call's result; what was asked and kept, counted; a few
+    inconsistent pairs, with why."""
     pairs = []
     for ce in sorted(stories):
         found = [(a, b) for a, b in combinations(stories[ce], 2)
@@ -54,6 +59,7 @@ def judge(
     results = run(cfg, requests) if requests else []
     labels: dict[str, dict[tuple[int, int], str]] = {ce: {} for ce in stories}
     counts = Counter(pairs=len(pairs))
+    examples: dict[str, list[dict]] = {}
     for i, (ce, a, b) in enumerate(pairs):
         forth, back = results[2 * i], results[2 * i + 1]
         if forth.answer is None or back.answer is None:
@@ -62,8 +68,11 @@ def judge(
         there, here = forth.answer["relation"], back.answer["relation"]
         if INVERSE[there] != here:
             counts["inconsistent"] += 1
+            why = f"{there} one way, {here} the other (the inverse of {there} is {INVERSE[there]})"
+            example(examples, CONSISTENT, {"record": ce, "text": f"{a['text']} | {b['text']}",
+                                           "reason": why})  # fmt: skip
             continue
         counts["consistent"] += 1
         labels[ce][a["seq"], b["seq"]] = there
         labels[ce][b["seq"], a["seq"]] = here
-    return labels, results, counts
+    return labels, results, counts, examples

@@ -65,6 +65,7 @@ from gdelt_forecast.release import (
     stats,
 )
 from gdelt_forecast.release.layout import TABLES
+from gdelt_forecast.release.model_built import model_built
 from gdelt_forecast.release.news_terms import write_news_terms
 from gdelt_forecast.release.tkg import write_tkg
 from gdelt_forecast.stages import STAGES
@@ -82,7 +83,7 @@ ROWS_PER_FILE = 5_000_000  # files of a few hundred MB: easy to download, few pe
 # Texts in small row groups: reading one article (browse_news_article) or one day's decompresses
 # a few MB, not the month's texts.
 ROW_GROUPS = {"news": 1_000}
-REASONING_SUMMARY = ("records", "left_out", "soundness", "letters", "note")
+REASONING_SUMMARY = ("records", "left_out", "soundness", "letters", "note", "judged", "examples")
 # The month's stages a release packages, and where their files go in it: (prefix in the
 # stage's folder, prefix in the release), the first that matches.
 PLACES = {
@@ -321,9 +322,12 @@ def _package(
             "negatives_discarded": tasks["negatives_discarded"],
             "kept_extractive": tasks["kept_extractive"],
             "soundness": tasks["soundness"],
+            # what the rules dropped of the model's parts (tasks built before had none)
+            "model_dropped": tasks.get("model_dropped", {}),
+            "examples": tasks.get("examples", {}),
         },
         "openforecast": openforecast_files,
-        "reasoning": {k: summary["reasoning"][k] for k in REASONING_SUMMARY},
+        "reasoning": {k: summary["reasoning"].get(k, {}) for k in REASONING_SUMMARY},
     }
 
 
@@ -377,6 +381,7 @@ def _seal(meta: dict, out: Path, phases: dict[str, float]) -> dict[str, int]:
         if (name := t.name) in schemas
     }
     meta["quality"] = quality.quality(out / "tasks", meta["timelines"], meta["tasks"])
+    meta["quality"]["model_built"] = model_built(out, meta)
     write_json(out / "stats" / "quality.json", meta["quality"])
     with _timed(phases, "card, croissant, manifest"):
         (out / "README.md").write_text(card.render(meta, schemas, rows, headline), encoding="utf-8")

@@ -241,6 +241,10 @@ evenly): {_letters(q["gold_letters"])}. Records whose background is empty or a s
 
 {q["mirai"]} `stats/quality.json` holds these figures.
 
+## Model-built parts
+
+{_model_built(q["model_built"])}
+
 ## Funnel
 
 GDELT records over the window ({stats["first_day"]} to {stats["last_day"]}), rule by rule:
@@ -352,6 +356,44 @@ def _removed(removed: dict) -> str:
     )
     reasons = ", ".join(f"{why} {n:,}" for why, n in removed.get("by_reason", {}).items())
     return counts + (f" ({reasons})" if reasons else "")
+
+
+def _model_built(section: dict) -> str:
+    """Who wrote what, its calls, and what the rules kept (``quality.json``'s model_built)."""
+    if not section["parts"]:
+        return "No part of this release was written by a model: every method is extractive."
+    model = section["model"]
+    lines = [
+        f"Model `{model['model']}`, weights sha256 `{model['weights_sha256'] or 'not stated'}`, "
+        f"served by {model['server'] or 'a server not stated'} (`llm.*` of the config). What "
+        "it proposed, and what the soundness rules kept:",
+        "",
+        "| part | prompts | calls (ok, fallback, failed, retried) | tokens in / out "
+        "| proposed | kept | dropped by rule |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    examples = []
+    for part, p in section["parts"].items():
+        c = p["calls"]
+        failed = f"{c['failed']:,}" + (
+            f" ({', '.join(f'{n} {why}' for why, n in c['failed_by_reason'].items())})"
+            if c["failed_by_reason"] else ""
+        )  # fmt: skip
+        dropped = ", ".join(f"`{rule}` {n:,}" for rule, n in p["dropped"].items()) or "none"
+        rate = p.get("grounding_rate")
+        lines.append(
+            f"| {part} ({p['unit']}) | {', '.join(p['prompt_versions']) or '-'} "
+            f"| {c['calls']:,} ({c['ok']:,}, {c['fallback']:,}, {failed}, {c['retried']:,}) "
+            f"| {c['prompt_tokens']:,} / {c['completion_tokens']:,} | {p['proposed']:,} "
+            f"| {p['kept']:,} | {dropped}"
+            + (f"; grounding rate {rate:.0%}" if rate is not None else "")
+            + " |"
+        )
+        for rule, shown in p["examples"].items():
+            examples += [f"- {part}, `{rule}`: {e['text'][:120]!r}: {e['reason']}" for e in shown]
+    if examples:
+        lines += ["", "Dropped, a few of each rule, with why:", "", *examples]
+    return "\n".join(lines)
 
 
 def _letters(letters: dict) -> str:

@@ -45,6 +45,8 @@ class Summary(StageSummary):
     # negatives the same-arguments rule discarded, by the method that wrote them
     negatives_discarded: Counter = field(default_factory=Counter)
     kept_extractive: dict = field(default_factory=dict)  # llm: task -> records the model missed
+    model_dropped: dict = field(default_factory=dict)  # llm: rule -> the model's parts it dropped
+    examples: dict = field(default_factory=dict)  # llm: rule -> a few turned-down parts, why
     # soundness rule -> what it removed: {"background_events", "cut_days"} for rule 1,
     # {"negatives", "records"} for rule 4, {"records"} for rule 5
     soundness: dict = field(default_factory=dict)
@@ -106,14 +108,19 @@ def build_tasks(cfg: Config, month: str, out: Path) -> Summary:
             skipped.update(_missing(made))
     if cfg.timelines.method == "llm":
         sent = time.monotonic()
-        rows, calls, kept, turned_down = generated.written(cfg, rows, pools)
+        rows, calls, verdicts = generated.written(cfg, rows, pools)
         write_calls(out / "llm_calls.parquet", calls)
         calls_summary = summarize(calls, time.monotonic() - sent)
         summary.llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
-        summary.kept_extractive = dict(kept)
-        summary.negatives_discarded["llm"] = turned_down["discarded"]
-        in_context["negatives"] += turned_down["near-duplicate"]
-        generated_parts = turned_down[leakage.GENERATED]
+        summary.kept_extractive = dict(verdicts.kept)
+        summary.examples = verdicts.examples
+        summary.model_dropped = {
+            rule: sum(n for v, n in verdicts.turned_down.items() if generated.DROPS[v] == rule)
+            for rule in generated.DROPS.values()
+        }
+        summary.negatives_discarded["llm"] = verdicts.turned_down["discarded"]
+        in_context["negatives"] += verdicts.turned_down["near-duplicate"]
+        generated_parts = verdicts.turned_down[leakage.GENERATED]
     for row in rows:  # the cut puts every event on its side: a failure is a bug, not data
         if why := leakage.dated_wrong(row) or leakage.unsourced(row):
             raise StageError(f"tasks: {row['id']}: {why}")

@@ -20,6 +20,7 @@ The model writes text; the rules still decide what is kept:
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Annotated
@@ -31,7 +32,7 @@ from gdelt_forecast.llm import Answer, Request, Result, parse_numbered, run
 from gdelt_forecast.llm.schema import chars
 from gdelt_forecast.tasks import extractive, leakage, records
 from gdelt_forecast.tasks.cut import after
-from gdelt_forecast.timelines import grounding
+from gdelt_forecast.timelines import grounding, sound
 from gdelt_forecast.timelines.similarity import first_near_duplicate
 from gdelt_forecast.timelines.written import listed
 
@@ -118,45 +119,79 @@ def request(row: dict, pools: extractive.Pools) -> Request:
     return Request(row["id"], task, messages, answer, task.lower(), fallback)
 
 
+# What turned a model's proposal down, as the release's "Model-built parts" names it: the
+# screen's verdicts (extractive.screen) and rule 7.
+DROPS = {
+    "near-duplicate": leakage.ANSWER_IN_CONTEXT,
+    "discarded": "same-arguments",  # the paper's rule for negatives, not a soundness rule
+    leakage.GENERATED: leakage.GENERATED,
+}
+
+
+@dataclass
+class Verdicts:
+    """What came of the model's parts: records that kept their extractive version, by task;
+    proposals turned down, by verdict (``DROPS``'s keys); the first ``sound.EXAMPLES`` of
+    each verdict's rule, with why."""
+
+    kept: Counter = field(default_factory=Counter)
+    turned_down: Counter = field(default_factory=Counter)
+    examples: dict[str, list[dict]] = field(default_factory=dict)
+
+    def add(self, verdict: str, record: str, text: str, reason: str) -> None:
+        self.turned_down[verdict] += 1
+        sound.example(self.examples, DROPS[verdict], {"record": record, "text": text,
+                                                      "reason": reason})  # fmt: skip
+
+
 def written(
     cfg: Config, rows: list[dict], pools: extractive.Pools
-) -> tuple[list[dict], list[Result], Counter, Counter]:
-    """The rows with the model's parts where it gave them; every call's result; the
-    records that kept their extractive version, by task; the negatives turned down, by
-    verdict, and the records whose parts rule 7 turned down (``leakage.GENERATED``)."""
+) -> tuple[list[dict], list[Result], Verdicts]:
+    """The rows with the model's parts where it gave them, every call's result, and what
+    became of the model's parts."""
     asked = [r for r in rows if r["task"] in ("AQA", "MCAC", "MCNC")]
     results = run(cfg, [request(r, pools) for r in asked])
     replaced: dict[str, dict] = {}
-    kept: Counter = Counter()
-    turned_down: Counter = Counter()
+    verdicts = Verdicts()
     stamp = {"method": METHOD, "prompt_version": PROMPT_VERSION, "model": cfg.llm.model}
     for row, result in zip(asked, results, strict=True):
         new = None
         if result.answer is not None:
-            new, verdicts = _apply(row, result.answer, pools)
-            turned_down += verdicts
+            new, rejected = _apply(row, result.answer, pools)
+            for verdict, text in rejected:
+                verdicts.add(verdict, row["id"], text, _WHY[verdict])
         if new is not None and row["task"] in ("AQA", "MCAC"):
             target, _ = _target(row, pools)
-            if leakage.generated_unsaid({**row, **new}, target, scaffolding()):
-                turned_down[leakage.GENERATED] += 1
+            if why := leakage.generated_unsaid({**row, **new}, target, scaffolding()):
+                verdicts.add(leakage.GENERATED, row["id"], new["question"], why)
                 new = None
         if new is None:
-            kept[row["task"]] += 1
+            verdicts.kept[row["task"]] += 1
         else:
             replaced[row["id"]] = {**row, **new, **stamp}
-    return [replaced.get(r["id"], r) for r in rows], results, kept, turned_down
+    return [replaced.get(r["id"], r) for r in rows], results, verdicts
 
 
-def _apply(row: dict, answer: dict, pools: extractive.Pools) -> tuple[dict | None, Counter]:
+_WHY = {
+    "near-duplicate": "a near-duplicate of a true event of the story or of another negative",
+    "discarded": "its subject, event type, object and location are a true event's",
+}
+
+
+def _apply(
+    row: dict, answer: dict, pools: extractive.Pools
+) -> tuple[dict | None, list[tuple[str, str]]]:
+    """The record's new parts from the model's answer (None where it cannot complete it), and
+    the negatives the screen turned down: (verdict, text)."""
     target, _ = _target(row, pools)
     story = pools.atoms[row["complex_event_id"]]
     if row["task"] in ("AQA", "MCAC") and not (
         answer["question"].strip() and answer["answer"].strip()
     ):
-        return None, Counter()
+        return None, []
     if row["task"] == "AQA":
         qa = {"question": answer["question"].strip(), "answer": answer["answer"].strip()}
-        return qa, Counter()
+        return qa, []
     if row["task"] == "MCAC":
         gold = answer["answer"].strip()
         taken = [v for a in story if (v := extractive.value(a, row["argument"]))]
@@ -165,15 +200,15 @@ def _apply(row: dict, answer: dict, pools: extractive.Pools) -> tuple[dict | Non
             if value and not first_near_duplicate(value, [*taken, gold, *wrong]):
                 wrong.append(value)
         if len(wrong) < extractive.WRONG:
-            return None, Counter()
+            return None, []
         candidates, letter = records.options(gold, wrong)
         return {
             "question": answer["question"].strip(),
             "candidates": candidates,
             "answer": letter,
-        }, Counter()
+        }, []
     picked: list[dict] = []
-    turned_down: Counter = Counter()
+    turned_down: list[tuple[str, str]] = []
     for negative in answer["negatives"]:
         negative = {**negative, "text": negative["text"].strip()}
         if not negative["text"]:
@@ -182,7 +217,7 @@ def _apply(row: dict, answer: dict, pools: extractive.Pools) -> tuple[dict | Non
         if verdict == "kept":
             picked.append(negative)
         else:
-            turned_down[verdict] += 1
+            turned_down.append((verdict, negative["text"]))
     if len(picked) < extractive.WRONG:
         return None, turned_down
     candidates, letter = records.options(target["text"], [n["text"] for n in picked])

@@ -51,10 +51,15 @@ class Dropped:
         self.rules[rule] += 1
         if reason:
             self.reasons[reason] += 1
-        shown = self.examples.setdefault(rule, [])
-        if len(shown) < EXAMPLES:
-            keys = ("complex_event_id", "date", "text", "source_doc_id")
-            shown.append({**{k: atom.get(k) for k in keys}, "reason": reason or rule})
+        keys = ("complex_event_id", "date", "text", "source_doc_id")
+        example(self.examples, rule, {**{k: atom.get(k) for k in keys}, "reason": reason or rule})
+
+
+def example(examples: dict[str, list[dict]], rule: str, shown: dict) -> None:
+    """``shown`` kept as an example of what ``rule`` dropped, up to ``EXAMPLES`` a rule."""
+    mine = examples.setdefault(rule, [])
+    if len(mine) < EXAMPLES:
+        mine.append(shown)
 
 
 def after_source(atom: dict) -> bool:

@@ -6,16 +6,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
+from gdelt_forecast.cli import main
 from gdelt_forecast.release import openforecast
 from gdelt_forecast.release.manifest import MANIFEST
 from gdelt_forecast.release.verify import verify
+from gdelt_forecast.runner import run
+from gdelt_forecast.tasks import baseline as task_baseline
 from gdelt_forecast.tasks.evaluate import evaluate_tasks
+from tests.llm.scripted import ScriptedServer, llm_config
 from tests.release import openforecast_eval
 from tests.release.test_release import manifest
 
@@ -140,3 +145,55 @@ def test_an_mcnc_without_its_vqa_is_left_out_and_counted(release, tmp_path):
     items = [(line["complex_event_id"], i["cut_date"]) for line in lines for i in line["MCNC"]]
     assert (dropped["complex_event_id"], dropped["cut_date"].isoformat()) not in items
     assert summary["splits"][split]["MCNC"] == len(records(copy, "MCNC", split)) - 1
+
+
+def test_the_llm_baseline_answers_the_tasks_with_the_papers_prompts(release, tmp_path, capsys):
+    """MCNC answered by a scripted model from Table 10's prompt: right on the first
+    record, in the paper's answer form; AQA's answers judged by LRAE (the same server)."""
+    mcnc = records(release, "MCNC", "test")
+    by_prompt = {task_baseline.prompt(r): r for r in mcnc}
+    assert len(by_prompt) == len(mcnc) >= 2
+    first = mcnc[0]
+    shown = next(iter(by_prompt))
+    assert shown.startswith("Based on the given event background, please select one option")
+    assert f"1. {first['background'][0]['date']}: {first['background'][0]['text']}" in shown
+    assert f"(A) {first['candidates'][0]}\n(B) " in shown and "{" not in shown
+    right = {mcnc[0]["id"]}
+    aqa = records(release, "AQA", "test")
+    aqa_prompts = {task_baseline.prompt(r): r for r in aqa}
+    assert all(r["target"][0]["text"] not in p for p, r in aqa_prompts.items())  # after the cut
+
+    def player(body):
+        prompt = body["messages"][-1]["content"]
+        if body.get("response_format"):  # LRAE's judge: yes when the label is in the answer
+            label = re.search(r"Label: (.*)\n", prompt)
+            yes = label is not None and label[1] in prompt.split("Prediction: ")[1]
+            return {"content": json.dumps({"answer": "yes" if yes else "no"})}
+        if prompt in aqa_prompts:
+            return {"content": f"Brief Analysis: ...\nAnswer: {aqa_prompts[prompt]['answer']}"}
+        record = by_prompt[prompt]
+        letter = record["answer"] if record["id"] in right else "ABCD"[
+            ("ABCD".index(record["answer"]) + 1) % 4]  # fmt: skip
+        return {"content": f"The background suggests it. ({letter})"}
+
+    server = ScriptedServer()
+    server.player = player
+    try:
+        cfg = llm_config(server, tmp_path)
+        summary = run("tasks_baseline", cfg, release, "MCNC")
+        assert summary.scores["accuracy"] == round(100 / len(mcnc), 2)
+        assert summary.llm["calls"] == len(mcnc) and summary.scores["unparseable"] == 0
+        out = tmp_path / "baselines" / release.name / "tasks" / "MCNC"
+        assert len(pq.read_table(out / "llm_calls.parquet")) == len(mcnc)
+        assert len((out / "predictions.jsonl").read_text().splitlines()) == len(mcnc)
+        opened = run("tasks_baseline", cfg, release, "AQA")
+    finally:
+        server.stop()
+    assert opened.scores["accuracy"] == 100.0 and opened.scores["f1"] > 0
+    board = pq.read_table(tmp_path / "agents" / release.name / "leaderboard.parquet").to_pylist()
+    assert {r["task"]: (r["accuracy"], r["f1"], r["prompt_version"]) for r in board} == {
+        "MCNC": (summary.scores["accuracy"], None, task_baseline.PROMPT_VERSION),
+        "AQA": (100.0, opened.scores["f1"], task_baseline.PROMPT_VERSION),
+    }
+    assert main(["leaderboard", "--release", str(release), "--data-root", str(tmp_path)]) == 0
+    assert "OpenForecast's tasks" in capsys.readouterr().out

@@ -288,7 +288,7 @@ def test_verify_names_a_generated_question_or_answer_its_target_does_not_say(cop
     written = {"method": "llm", "model": "a-model", "prompt_version": "openforecast-tasks-v1"}
     for question, answer, why in [
         (text.replace(word, "..."), word, None),
-        (text.replace(word, "..."), "Alaska", "its answer 'Alaska' is not in its target event: "
+        (text.replace(word, "..."), "Atlantis", "its answer 'Atlantis' is not in its target event: "
          "text-not-in-document (rule 7)"),
         (text, word, f"its question {text[:60]!r} gives its answer away (rule 7)"),
     ]:  # fmt: skip

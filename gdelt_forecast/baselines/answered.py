@@ -1,0 +1,58 @@
+"""A release's questions answered as free text by the `llm` server, one prompt each, then
+scored and entered on the release's leaderboard: the part the llm baselines on EV2's tasks
+(:mod:`gdelt_forecast.reasoning.baseline`) and on OpenForecast's tasks
+(:mod:`gdelt_forecast.tasks.baseline`) share. Every call goes through the LLM client (cache,
+retries); the calls and the predictions land in ``<data_root>/baselines/<release>/<out>/``
+(``llm_calls.parquet``, ``predictions.jsonl`` as ``evaluate-tasks`` and
+``evaluate-reasoning`` read them)."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from gdelt_forecast.agents import leaderboard
+from gdelt_forecast.config import Config
+from gdelt_forecast.data_root import DataRoot
+from gdelt_forecast.llm import LlmSummary, Request, run, summarize, write_calls
+
+
+def answer(
+    cfg: Config, release: str, out: str, step: str, prompts: list[tuple[str, str]]
+) -> tuple[Path, LlmSummary]:
+    """Each (id, prompt) asked as one user message; the predictions file and the calls."""
+    requests = [Request(key, step, [{"role": "user", "content": p}], None) for key, p in prompts]
+    sent = time.monotonic()
+    results = run(cfg, requests) if requests else []
+    calls = summarize(results, time.monotonic() - sent)
+    folder = DataRoot(cfg.data_root).baselines / release / out
+    write_calls(folder / "llm_calls.parquet", results)
+    lines = [
+        json.dumps({"id": r.key, "prediction": r.answer["content"] if r.answer else None})
+        for r in results
+    ]
+    predictions = folder / "predictions.jsonl"
+    predictions.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return predictions, calls
+
+
+def enter(cfg: Config, release: str, task: str, version: str | None, calls: LlmSummary,
+          records: int, **scores: float | None) -> None:  # fmt: skip
+    """The run's row on the release's leaderboard (a re-run replaces it)."""
+    leaderboard.add_task(
+        DataRoot(cfg.data_root).agents / release / leaderboard.FILE,
+        {
+            "release": release,
+            "run": f"baseline-llm_{cfg.llm.model}_{task}",
+            "model": cfg.llm.model,
+            "task": task,
+            "prompt_version": version,
+            **scores,
+            "queries": records,
+            "prompt_tokens": calls.prompt_tokens,
+            "completion_tokens": calls.completion_tokens,
+            "finished": datetime.now(UTC).replace(microsecond=0).isoformat(),
+        },
+    )
