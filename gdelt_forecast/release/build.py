@@ -313,6 +313,8 @@ def _package(
             "ungrounded": summary["timelines"].get("ungrounded", {}),
             "arguments_nulled": summary["timelines"].get("arguments_nulled", 0),
             "examples": summary["timelines"].get("examples", {}),
+            "written_dropped": summary["timelines"].get("written_dropped", {}),
+            "kept_extractive": summary["timelines"].get("kept_extractive", {}),
         },
         "tasks": {
             "method": tasks["method"],

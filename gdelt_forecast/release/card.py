@@ -380,14 +380,19 @@ def _model_built(section: dict) -> str:
             if c["failed_by_reason"] else ""
         )  # fmt: skip
         dropped = ", ".join(f"`{rule}` {n:,}" for rule, n in p["dropped"].items()) or "none"
-        rate = p.get("grounding_rate")
+        rate, filled = p.get("grounding_rate"), p.get("filled_by_extractive", {})
+        if rate is not None:
+            dropped += f"; grounding rate {rate:.0%}"
+        if filled.get("documents"):
+            dropped += (
+                f"; {filled['documents']:,} documents no kept event cites gave "
+                f"{filled['atomic_events']:,} extractive events"
+            )
         lines.append(
             f"| {part} ({p['unit']}) | {', '.join(p['prompt_versions']) or '-'} "
             f"| {c['calls']:,} ({c['ok']:,}, {c['fallback']:,}, {failed}, {c['retried']:,}) "
             f"| {c['prompt_tokens']:,} / {c['completion_tokens']:,} | {p['proposed']:,} "
-            f"| {p['kept']:,} | {dropped}"
-            + (f"; grounding rate {rate:.0%}" if rate is not None else "")
-            + " |"
+            f"| {p['kept']:,} | {dropped} |"
         )
         for rule, shown in p["examples"].items():
             examples += [f"- {part}, `{rule}`: {e['text'][:120]!r}: {e['reason']}" for e in shown]

@@ -80,13 +80,19 @@ def _versions(out: Path, part: str) -> list[str]:
 
 
 def _timelines(summary: dict, calls: int) -> dict:
-    dropped = summary["dropped"]
-    proposed = summary["atomic_events"] + sum(dropped.values())
+    """The extractive events of the documents no model event cites are not the model's."""
+    dropped, fallback = summary["written_dropped"], summary["kept_extractive"]
+    kept = summary["atomic_events"] - fallback.get("atomic_events", 0)
+    proposed = kept + sum(dropped.values())
     checked = proposed - dropped.get(sound.AFTER_SOURCE, 0)  # rule 6 runs after rule 2
     grounded = checked - dropped.get(sound.GROUNDED, 0)
     return {
         "proposed": proposed,
-        "kept": summary["atomic_events"],
+        "kept": kept,
+        "filled_by_extractive": {
+            "documents": fallback.get("documents", 0),
+            "atomic_events": fallback.get("atomic_events", 0),
+        },
         "dropped": dropped,
         "grounding_rate": round(grounded / checked, 4) if checked else None,
         "ungrounded_by_reason": summary["ungrounded"],

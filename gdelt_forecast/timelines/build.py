@@ -29,7 +29,7 @@ from gdelt_forecast.llm import summarize, write_calls
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.progress import progress
 from gdelt_forecast.summary import StageSummary
-from gdelt_forecast.timelines import extractive, grounding, sound, written
+from gdelt_forecast.timelines import extractive, grounding, period, sound, written
 from gdelt_forecast.timelines.complex_events import group
 from gdelt_forecast.warehouse.build import open_read_only, warehouse_path
 
@@ -65,6 +65,9 @@ TIMELINES = pa.schema(
 )
 
 
+EXTRACTIVE = (extractive.METHOD, None, extractive.PROMPT_VERSION)
+
+
 class TimelinesError(StageError):
     """The month has nothing to build timelines from."""
 
@@ -81,6 +84,10 @@ class Summary(StageSummary):
     ungrounded: Counter = field(default_factory=Counter)  # rule 6's reason -> atomic events
     arguments_nulled: int = 0  # rule 6: arguments of kept events their source does not say
     examples: dict = field(default_factory=dict)  # rule -> a few dropped events, with why
+    # llm: what the rules dropped of the model's events; the documents none of the model's
+    # events cites, which give their extractive events (timelines.fill_extractive)
+    written_dropped: Counter = field(default_factory=Counter)
+    kept_extractive: dict = field(default_factory=dict)
     llm: dict = field(default_factory=dict)  # the LLM calls' summary (method llm)
     seconds: float = 0.0
 
@@ -91,6 +98,11 @@ class Summary(StageSummary):
             f"{self.atomic_events:,} atomic events; dropped by rule: "
             + ", ".join(f"{rule} {self.dropped[rule]:,}" for rule in sound.RULES)
             + (f" ({self.arguments_nulled:,} arguments nulled)" if self.arguments_nulled else "")
+            + (
+                f"; {self.kept_extractive['documents']:,} documents gave their extractive events"
+                if self.kept_extractive
+                else ""
+            )
             + f" ({self.seconds:.1f} s)"
             + (f"; {self.llm['line']}" if self.llm else "")
         )
@@ -129,30 +141,25 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
     else:
         shown = progress(events, len(events), f"timelines {month}")
         by_event = {e.complex_event_id: extractive.timeline(e) for e in shown}
-        stamp = (extractive.METHOD, None, extractive.PROMPT_VERSION)
-    dropped = sound.Dropped()
+        stamp = EXTRACTIVE
+    dropped, fallback = sound.Dropped(), sound.Dropped()
     ungrounded, nulled = None, 0
     if cfg.timelines.method == "llm":
         ungrounded, nulled = _grounding(cfg, by_event)
-    atoms = [
-        {
-            "complex_event_id": event.complex_event_id,
-            "seq": seq,
-            **atom,
-            **dict(zip(("method", "model", "prompt_version"), stamp, strict=True)),
-        }
-        for event in events
-        for seq, atom in enumerate(
-            sound.sound(
-                [{**a, "complex_event_id": event.complex_event_id}
-                 for a in by_event[event.complex_event_id]],
-                {d["doc_id"]: d["date"] for d in event.documents},
-                dropped,
-                ungrounded,
-            ),
-            1,
-        )
-    ]  # fmt: skip
+    kept_extractive = Counter()
+    atoms = []
+    for event in events:
+        ce = event.complex_event_id
+        available = {d["doc_id"]: d["date"] for d in event.documents}
+        story = sound.sound([{**a, "complex_event_id": ce, **_stamp(*stamp)} for a in by_event[ce]],
+                            available, dropped, ungrounded)  # fmt: skip
+        if cfg.timelines.method == "llm" and cfg.timelines.fill_extractive:
+            story = _filled(event, story, available, fallback, kept_extractive)
+        atoms += [{**atom, "seq": seq} for seq, atom in enumerate(story, 1)]
+    written_dropped = Counter()
+    if cfg.timelines.method == "llm":  # a model event the filling repeats is dropped by rule 3
+        repeated = Counter({sound.REPEATED: kept_extractive["written_events_repeated"]})
+        written_dropped = _sum(dropped.rules, repeated)
     write_parquet(
         pa.Table.from_pylist([_row(e, month) for e in events], COMPLEX_EVENTS),
         out / "complex_events.parquet",
@@ -165,13 +172,56 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
         complex_events=len(events),
         documents_in_events=sum(len(e.documents) for e in events),
         atomic_events=len(atoms),
-        dropped=dropped.rules,
+        dropped=_sum(dropped.rules, fallback.rules),
+        written_dropped=written_dropped,
+        kept_extractive=dict(kept_extractive),
         ungrounded=dropped.reasons if ungrounded else Counter(),
         arguments_nulled=nulled,
         examples=dropped.examples,
         llm=llm,
         seconds=time.monotonic() - t0,
     )
+
+
+def _stamp(method: str, model: str | None, version: str) -> dict:
+    return {"method": method, "model": model, "prompt_version": version}
+
+
+def _filled(event, story: list[dict], available: dict, dropped: sound.Dropped,
+            kept_extractive: Counter) -> list[dict]:  # fmt: skip
+    """``story`` (the model's sound events) with the extractive events of each document none
+    of them cites, in date order, rules 2 and 3 applied again over the whole (a model event
+    that repeats an earlier document's extractive one goes, counted in ``kept_extractive``)."""
+    cited = {a["source_doc_id"] for a in story}
+    filling = [
+        {**a, "complex_event_id": event.complex_event_id, **_stamp(*EXTRACTIVE)}
+        for a in extractive.timeline(event)
+        if a["source_doc_id"] not in cited
+    ]
+    if not filling:
+        return story
+    merged = sorted([*story, *filling], key=lambda a: (_start(a), available[a["source_doc_id"]]))
+    filled = sound.sound(merged, available, dropped)
+    kept_extractive["documents"] += len({a["source_doc_id"] for a in filling})
+    kept_extractive["atomic_events"] += sum(a["method"] == extractive.METHOD for a in filled)
+    kept_extractive["written_events_repeated"] += len(story) - sum(
+        a["method"] == written.METHOD for a in filled
+    )
+    return filled
+
+
+def _start(atom: dict) -> date:
+    """Where an event sorts in its timeline: the start of its date's period, else the day its
+    source was first seen."""
+    span = period(atom["date"]) if atom["date"] else None
+    return span[0] if span else atom["source_date"]
+
+
+def _sum(*counts: Counter) -> Counter:
+    total = Counter()
+    for count in counts:
+        total.update(count)  # unlike +, keeps a rule that dropped nothing
+    return total
 
 
 def _grounding(cfg: Config, by_event: dict[str, list[dict]]):

@@ -49,8 +49,9 @@ def test_a_model_written_timeline_is_counted_from_its_calls(release, tmp_path):
     meta = manifest(copy)
     meta["config"]["llm"] |= {"weights_sha256": "ab" * 32, "server": "vLLM 0.32.0 (CPU)"}
     meta["timelines"] |= {
-        "atomic_events": 5,
-        "dropped": {"2-not-after-source": 1, "3-one-event-once": 1, "6-grounded": 2},
+        "atomic_events": 5 + 4,  # 4 from documents no model event cites: extractive ones
+        "written_dropped": {"2-not-after-source": 1, "3-one-event-once": 1, "6-grounded": 2},
+        "kept_extractive": {"documents": 2, "atomic_events": 4, "written_events_repeated": 0},
         "ungrounded": {"echoes-prompt": 2},
         "examples": {
             "6-grounded": [{"text": "The news release time: 2025-08-02", "reason": "echoes-prompt"}]
@@ -72,8 +73,9 @@ def test_a_model_written_timeline_is_counted_from_its_calls(release, tmp_path):
     }  # fmt: skip
     # 9 proposed: 5 kept, 4 dropped; rule 6 saw the 8 rule 2 left and dropped 2
     assert (part["proposed"], part["kept"], part["grounding_rate"]) == (9, 5, 0.75)
+    assert part["filled_by_extractive"] == {"documents": 2, "atomic_events": 4}
     text = card._model_built(section)
     assert "weights sha256 `" + "ab" * 32 + "`, served by vLLM 0.32.0 (CPU)" in text
     assert "| 4 (3, 0, 1 (1 cut at max_tokens), 1) | 450 / 572 | 9 | 5 |" in text
-    assert "grounding rate 75%" in text
+    assert "grounding rate 75%; 2 documents no kept event cites gave 4 extractive events" in text
     assert "timelines, `6-grounded`: 'The news release time: 2025-08-02': echoes-prompt" in text

@@ -11,7 +11,7 @@ import pytest
 from gdelt_forecast.config import load_config
 from gdelt_forecast.runner import run
 from gdelt_forecast.timelines.written import adjust, complement
-from tests.llm.scripted import MODEL, ScriptedServer, answer
+from tests.llm.scripted import MODEL, ScriptedServer, answer, error
 from tests.release.conftest import MONTH, demo_month
 
 
@@ -158,3 +158,42 @@ def test_llm_timelines_on_the_demo_month(steps, tmp_path):
     assert len(steps.requests) == 12
     again = pq.read_table(out / "timelines.parquet").to_pylist()
     assert json.dumps(again, default=str) == before
+
+
+class FailingComplements(StepServer):
+    """StepServer whose complements fail: only the first document's events are the model's."""
+
+    def _next(self, body):
+        if body["response_format"]["json_schema"]["name"] == "complement":
+            with self.lock:
+                self.requests.append(body)
+            return error(500)
+        return super()._next(body)
+
+
+def test_documents_no_model_event_cites_give_their_extractive_events(tmp_path):
+    server = FailingComplements()
+    cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
+    settings = [f"llm.base_url={server.url}", f"llm.model={MODEL}", "timelines.method=llm",
+                "timelines.min_similarity=0", "llm.max_retries=0"]  # fmt: skip
+    try:
+        summary = run("timelines", load_config(None, settings, cfg.data_root), MONTH)
+    finally:
+        server.stop()
+    out = cfg.data_root / "timelines" / MONTH
+    atoms = pq.read_table(out / "timelines.parquet").to_pylist()
+    events = pq.read_table(out / "complex_events.parquet").to_pylist()
+    extractive = run("timelines", cfg, MONTH)
+    for event in events:
+        mine = [a for a in atoms if a["complex_event_id"] == event["complex_event_id"]]
+        first, later = event["doc_ids"][0], set(event["doc_ids"][1:])
+        assert [a["method"] for a in mine if a["source_doc_id"] == first] == ["llm"]
+        assert {a["source_doc_id"] for a in mine if a["method"] == "extractive"} == later
+        assert [a["seq"] for a in mine] == list(range(1, len(mine) + 1))
+        starts = [a["date"] or a["source_date"].isoformat() for a in mine]
+        assert starts == sorted(starts)  # in date order (every date here is day-precise)
+    filled = [a for a in atoms if a["method"] == "extractive"]
+    assert summary.kept_extractive == {
+        "documents": 8, "atomic_events": len(filled), "written_events_repeated": 0}  # fmt: skip
+    assert 0 < len(filled) < extractive.atomic_events  # the first documents' are the model's
+    assert "8 documents gave their extractive events" in summary.line()
