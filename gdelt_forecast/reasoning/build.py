@@ -18,9 +18,10 @@ never a node), so no item is trivially true by construction.
 - **I-CRR** (3-way: Before, After, Vague): a pair of the story's events (not near-
   duplicates), the context of its other events first seen by the pair's cut.
 - **S-CEC**, **S-CRR**: the same over event types (an event's CAMEO second-level relation
-  name), only where every pair of events of those two types in the month stands in the one
-  relation (an ambiguous type pair is left out and counted); S-CEC's negatives are other
-  CAMEO types, none among the story's.
+  name; an event whose type is none, as a model may write, is no node: counted as
+  ``untyped_events``), only where every pair of events of those two types in the month
+  stands in the one relation (an ambiguous type pair is left out and counted); S-CEC's
+  negatives are other CAMEO types, none among the story's.
 
 Questions per story and level are drawn with the seed (``reasoning.*``); gold letters are
 spread evenly over the options per task, and every record is checked by
@@ -32,7 +33,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations, pairwise
 from pathlib import Path
 
@@ -113,26 +114,29 @@ def build_reasoning(cfg: Config, month: str, out: Path) -> Summary:
             "when consistent both ways"
         )
     kinds = {ce: (TEMPORAL, *judged_kinds[ce]) for ce in stories}
+    other_types = _cameo_types()
+    # The schema level is over CAMEO types: a model's own event type (or none) is no node.
+    cameo = set(other_types)
+    typed = {ce: [a for a in story if a["event_type"] in cameo] for ce, story in stories.items()}
+    left["untyped_events"] = sum(len(stories[ce]) - len(typed[ce]) for ce in stories)
     observed = {  # relation type -> what the month's event pairs give each type pair
-        name: _type_relations(
-            stories, {ce: k for ce in stories for k in kinds[ce] if k.name == name}
-        )
+        name: _type_relations(typed, {ce: k for ce in stories for k in kinds[ce] if k.name == name})
         for name in dict.fromkeys(k.name for ks in kinds.values() for k in ks)
     }
     left["ambiguous_types"] = sum(
         len(v) > 1 for seen in observed.values() for (a, b), v in seen.items() if a < b
     )
-    other_types = _cameo_types()
     rows: list[dict] = []
     for ce in sorted(stories):
         rng = random.Random(f"{cfg.reasoning.seed}:{ce}")
         pool = _pool(ce, stories, countries)
         build = _Story(ce, stories[ce], cfg.reasoning, rng, left, judged_kinds[ce])
+        schema = replace(build, events=typed[ce])  # the same draws and counts
         for kind in kinds[ce]:
             rows += build.instance_cec(pool, kind)
             rows += build.instance_crr(kind)
-            rows += build.schema_cec(observed[kind.name], other_types, kind)
-            rows += build.schema_crr(observed[kind.name], kind)
+            rows += schema.schema_cec(observed[kind.name], other_types, kind)
+            rows += schema.schema_crr(observed[kind.name], kind)
     if len({r["id"] for r in rows}) != len(rows):
         raise StageError("reasoning: two records share an id")  # a bug, not data
     rows = balance(rows, cfg.reasoning.seed, TASKS)

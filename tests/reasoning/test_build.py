@@ -157,7 +157,11 @@ def test_negatives_come_from_stories_sharing_a_country(month):
 def test_schema_questions_only_for_type_pairs_the_month_relates_one_way(tmp_path):
     # Protests come before talks in ce1 and after them in ce2: ambiguous, no question;
     # sanctions always after both.
-    kinds = {"P": "Demonstrate or rally", "T": "Engage in negotiation", "S": "Impose embargo"}
+    kinds = {
+        "P": "Demonstrate or rally",
+        "T": "Engage in negotiation",
+        "S": "Impose embargo or boycott or sanctions",
+    }
     atoms = [
         *story(
             "ce1", ["2025-07-01", "2025-07-05", "2025-07-20"], [kinds["P"], kinds["T"], kinds["S"]]
@@ -176,6 +180,18 @@ def test_schema_questions_only_for_type_pairs_the_month_relates_one_way(tmp_path
     for row in rows["S-CEC"]:
         assert row["answer_label"] not in row["context"]
         assert len(set(row["candidates"])) == 4
+
+
+def test_a_model_events_own_type_or_none_is_no_schema_node(tmp_path):
+    """A model may write an event type of its own, or rule 6 null it: the schema level, over
+    CAMEO names, leaves those events out (counted); the instance level keeps them."""
+    kinds = ["Demonstrate or rally", None, "Some model's own type", "Engage in negotiation"]
+    atoms = story("ce1", ["2025-07-01", "2025-07-05", "2025-07-09", "2025-07-20"], kinds)
+    write(tmp_path, atoms, {"ce1": ["USA", "CHN"]})
+    summary, rows = build(tmp_path, "reasoning.min_context=1")
+    assert summary.left_out["untyped_events"] == 2
+    assert {frozenset(r["queried"]) for r in rows["S-CRR"]} == {frozenset(kinds[::3])}
+    assert rows["I-CRR"]  # over all four events
 
 
 def test_gold_letters_are_spread_evenly(month):
@@ -225,7 +241,11 @@ def test_a_broken_record_is_caught(month):
 
 
 def test_a_schema_record_resting_on_a_later_document_is_caught(tmp_path):
-    kinds = {"P": "Demonstrate or rally", "T": "Engage in negotiation", "S": "Impose embargo"}
+    kinds = {
+        "P": "Demonstrate or rally",
+        "T": "Engage in negotiation",
+        "S": "Impose embargo or boycott or sanctions",
+    }
     days = ["2025-07-01", "2025-07-05", "2025-07-20"]
     write(tmp_path, story("ce1", days, [kinds["P"], kinds["T"], kinds["S"]]), {"ce1": ["USA"]})
     _, rows = build(tmp_path, "reasoning.min_context=1")

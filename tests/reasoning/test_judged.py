@@ -40,7 +40,12 @@ def server():
 
 
 def test_only_consistent_pairs_become_questions(server, tmp_path):
-    kinds = ["Make statement", "Consult", "Demonstrate or rally", "Impose embargo"]
+    kinds = [
+        "Make statement, not specified",
+        "Consult, not specified",
+        "Demonstrate or rally",
+        "Impose embargo or boycott or sanctions",
+    ]  # CAMEO names
     write(tmp_path, story("ce1", ["2025-07-01", "2025-07-03", "2025-07-10", "2025-07-12"], kinds)
           + story("ce2", ["2025-06-01", "2025-06-02", "2025-06-03", "2025-06-04"]),
           {"ce1": ["USA", "CHN"], "ce2": ["USA", "RUS"]})  # fmt: skip
