@@ -389,7 +389,7 @@ def _model_built(section: dict) -> str:
                 f"{filled['atomic_events']:,} extractive events"
             )
         lines.append(
-            f"| {part} ({p['unit']}) | {', '.join(p['prompt_versions']) or '-'} "
+            f"| {part}: {p['unit']} | {', '.join(p['prompt_versions']) or '-'} "
             f"| {c['calls']:,} ({c['ok']:,}, {c['fallback']:,}, {failed}, {c['retried']:,}) "
             f"| {c['prompt_tokens']:,} / {c['completion_tokens']:,} | {p['proposed']:,} "
             f"| {p['kept']:,} | {dropped} |"

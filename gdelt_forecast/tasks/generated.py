@@ -125,6 +125,9 @@ DROPS = {
     "near-duplicate": leakage.ANSWER_IN_CONTEXT,
     "discarded": "same-arguments",  # the paper's rule for negatives, not a soundness rule
     leakage.GENERATED: leakage.GENERATED,
+    # no rule, but counted: an answer the client could not get, or too little left of one
+    "call-failed": "call-failed",
+    "too-few-options": "too-few-options",
 }
 
 
@@ -156,10 +159,15 @@ def written(
     stamp = {"method": METHOD, "prompt_version": PROMPT_VERSION, "model": cfg.llm.model}
     for row, result in zip(asked, results, strict=True):
         new = None
-        if result.answer is not None:
+        if result.answer is None:
+            verdicts.add("call-failed", row["id"], "", result.reason or result.error)
+        else:
             new, rejected = _apply(row, result.answer, pools)
             for verdict, text in rejected:
                 verdicts.add(verdict, row["id"], text, _WHY[verdict])
+            if new is None:
+                verdicts.add("too-few-options", row["id"], str(result.answer)[:200],
+                             _WHY["too-few-options"])  # fmt: skip
         if new is not None and row["task"] in ("AQA", "MCAC"):
             target, _ = _target(row, pools)
             if why := leakage.generated_unsaid({**row, **new}, target, scaffolding()):
@@ -175,6 +183,7 @@ def written(
 _WHY = {
     "near-duplicate": "a near-duplicate of a true event of the story or of another negative",
     "discarded": "its subject, event type, object and location are a true event's",
+    "too-few-options": "an empty question or answer, or fewer than 3 usable wrong options left",
 }
 
 
