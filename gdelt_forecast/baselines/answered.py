@@ -10,20 +10,49 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from gdelt_forecast.agents import leaderboard
 from gdelt_forecast.config import Config
 from gdelt_forecast.data_root import DataRoot
-from gdelt_forecast.llm import LlmSummary, Request, run, summarize, write_calls
+from gdelt_forecast.llm import Request, run, summarize, write_calls
+from gdelt_forecast.summary import StageSummary
 
 
-def answer(
-    cfg: Config, release: str, out: str, step: str, prompts: list[tuple[str, str]]
-) -> tuple[Path, LlmSummary]:
-    """Each (id, prompt) asked as one user message; the predictions file and the calls."""
-    requests = [Request(key, step, [{"role": "user", "content": p}], None) for key, p in prompts]
+@dataclass
+class Summary(StageSummary):
+    """One task's run; each baseline says its scores in its evaluator's words (``line``)."""
+
+    release: str
+    task: str
+    split: str
+    scores: dict = field(repr=False)
+    llm: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+S = TypeVar("S", bound=Summary)
+
+
+def answered(
+    summary: type[S],
+    cfg: Config,
+    release: str,
+    task: str,
+    split: str,
+    out: str,
+    prompts: list[tuple[str, str]],
+    version: str | None,
+    score: Callable[[Path], dict],
+) -> S:
+    """Each (id, prompt) asked as one user message, the answers scored by ``score`` (of the
+    predictions file) and entered on the release's leaderboard (a re-run replaces its row)."""
+    t0 = time.monotonic()
+    requests = [Request(key, task, [{"role": "user", "content": p}], None) for key, p in prompts]
     sent = time.monotonic()
     results = run(cfg, requests) if requests else []
     calls = summarize(results, time.monotonic() - sent)
@@ -35,12 +64,7 @@ def answer(
     ]
     predictions = folder / "predictions.jsonl"
     predictions.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-    return predictions, calls
-
-
-def enter(cfg: Config, release: str, task: str, version: str | None, calls: LlmSummary,
-          records: int, **scores: float | None) -> None:  # fmt: skip
-    """The run's row on the release's leaderboard (a re-run replaces it)."""
+    scores = score(predictions)
     leaderboard.add_task(
         DataRoot(cfg.data_root).agents / release / leaderboard.FILE,
         {
@@ -49,10 +73,13 @@ def enter(cfg: Config, release: str, task: str, version: str | None, calls: LlmS
             "model": cfg.llm.model,
             "task": task,
             "prompt_version": version,
-            **scores,
-            "queries": records,
+            "accuracy": scores.get("accuracy"),
+            "f1": scores.get("f1"),
+            "queries": scores["records"],
             "prompt_tokens": calls.prompt_tokens,
             "completion_tokens": calls.completion_tokens,
             "finished": datetime.now(UTC).replace(microsecond=0).isoformat(),
         },
     )
+    llm = {**calls.to_dict(), "line": calls.line()}
+    return summary(release, task, split, scores, llm, time.monotonic() - t0)

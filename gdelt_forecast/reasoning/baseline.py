@@ -8,25 +8,16 @@ and the scores join the release's leaderboard (:mod:`gdelt_forecast.baselines.an
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from gdelt_forecast.baselines import answered
 from gdelt_forecast.config import Config
 from gdelt_forecast.errors import StageError
-from gdelt_forecast.summary import StageSummary
 
 
-@dataclass
-class Summary(StageSummary):
-    release: str
-    task: str
-    scores: dict = field(repr=False)
-    llm: dict = field(default_factory=dict)
-    seconds: float = 0.0
-
+class Summary(answered.Summary):
     def line(self) -> str:
         from gdelt_forecast.reasoning.evaluate import render
 
@@ -34,22 +25,14 @@ class Summary(StageSummary):
 
 
 def answer_reasoning(cfg: Config, folder: Path, task: str) -> Summary:
-    from gdelt_forecast.baselines import answered
     from gdelt_forecast.reasoning.evaluate import evaluate_reasoning
 
-    t0 = time.monotonic()
     path = folder / "reasoning" / task
     if not path.is_dir():
         raise StageError(f"baseline: {folder.name} has no {task} records ({path})")
     rows = pq.read_table(path).to_pylist()
-    predictions, calls = answered.answer(
-        cfg, folder.name, f"reasoning/{task}", task, [(r["id"], r["prompt"]) for r in rows]
-    )
-    scores = evaluate_reasoning(task, path, predictions)
-    version = rows[0]["prompt_version"] if rows else None
-    answered.enter(cfg, folder.name, task, version, calls, scores["records"],
-                   accuracy=scores["accuracy"])  # fmt: skip
-    return Summary(
-        folder.name, task, scores, {**calls.to_dict(), "line": calls.line()},
-        time.monotonic() - t0,
+    return answered.answered(
+        Summary, cfg, folder.name, task, "test", f"reasoning/{task}",
+        [(r["id"], r["prompt"]) for r in rows], rows[0]["prompt_version"] if rows else None,
+        lambda predictions: evaluate_reasoning(task, path, predictions),
     )  # fmt: skip

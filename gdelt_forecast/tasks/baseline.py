@@ -12,15 +12,14 @@ its target or answer; STF's ``{time}`` is the day its question names.
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from gdelt_forecast.baselines import answered
 from gdelt_forecast.config import Config
 from gdelt_forecast.errors import StageError
-from gdelt_forecast.summary import StageSummary
+from gdelt_forecast.timelines import DATE
 from gdelt_forecast.timelines.written import listed
 
 PROMPT_VERSION = "openforecast-eval-v1"
@@ -37,22 +36,12 @@ def prompt(record: dict) -> str:
         fields["options"] = "\n".join(f"({letter}) {text}" for letter, text in options)
     elif task == "VQA":
         fields["options"] = record["candidates"][0]
-    elif task == "STF":
-        # The question names the day ("What events will occur on 2025-08-07?"); every target
-        # event is of that day, so the first one's date is the question's.
-        fields["time"] = record["target"][0]["date"]
+    elif task == "STF":  # "What events will occur on 2025-08-07?"
+        fields["time"] = DATE.search(record["question"])[0]
     return (PROMPTS / f"{task.lower()}.txt").read_text(encoding="utf-8").format(**fields)
 
 
-@dataclass
-class Summary(StageSummary):
-    release: str
-    task: str
-    split: str
-    scores: dict = field(repr=False)
-    llm: dict = field(default_factory=dict)
-    seconds: float = 0.0
-
+class Summary(answered.Summary):
     def line(self) -> str:
         from gdelt_forecast.tasks.evaluate import render
 
@@ -63,21 +52,14 @@ class Summary(StageSummary):
 
 
 def answer_tasks(cfg: Config, folder: Path, task: str, split: str = "test") -> Summary:
-    from gdelt_forecast.baselines import answered
     from gdelt_forecast.tasks.evaluate import evaluate_tasks
 
-    t0 = time.monotonic()
     path = folder / "tasks" / task / f"{split}.parquet"
     rows = pq.read_table(path).to_pylist() if path.exists() else []
     if not rows:
         raise StageError(f"baseline: {folder.name} has no {task} records in {split} ({path})")
-    predictions, calls = answered.answer(
-        cfg, folder.name, f"tasks/{task}", task, [(r["id"], prompt(r)) for r in rows]
-    )
-    scores = evaluate_tasks(cfg, task, path, predictions, split)
-    answered.enter(cfg, folder.name, task, PROMPT_VERSION, calls, scores["records"],
-                   accuracy=scores.get("accuracy"), f1=scores.get("f1"))  # fmt: skip
-    return Summary(
-        folder.name, task, split, scores, {**calls.to_dict(), "line": calls.line()},
-        time.monotonic() - t0,
+    return answered.answered(
+        Summary, cfg, folder.name, task, split, f"tasks/{task}",
+        [(r["id"], prompt(r)) for r in rows], PROMPT_VERSION,
+        lambda predictions: evaluate_tasks(cfg, task, path, predictions, split),
     )  # fmt: skip

@@ -65,7 +65,11 @@ TIMELINES = pa.schema(
 )
 
 
-EXTRACTIVE = (extractive.METHOD, None, extractive.PROMPT_VERSION)
+EXTRACTIVE = {
+    "method": extractive.METHOD,
+    "model": None,
+    "prompt_version": extractive.PROMPT_VERSION,
+}
 
 
 class TimelinesError(StageError):
@@ -137,7 +141,8 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
         write_calls(out / "llm_calls.parquet", calls)
         calls_summary = summarize(calls, time.monotonic() - sent)
         llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
-        stamp = (written.METHOD, cfg.llm.model, written.PROMPT_VERSION)
+        stamp = {"method": written.METHOD, "model": cfg.llm.model,
+                 "prompt_version": written.PROMPT_VERSION}  # fmt: skip
     else:
         shown = progress(events, len(events), f"timelines {month}")
         by_event = {e.complex_event_id: extractive.timeline(e) for e in shown}
@@ -151,7 +156,7 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
     for event in events:
         ce = event.complex_event_id
         available = {d["doc_id"]: d["date"] for d in event.documents}
-        story = sound.sound([{**a, "complex_event_id": ce, **_stamp(*stamp)} for a in by_event[ce]],
+        story = sound.sound([{**a, "complex_event_id": ce, **stamp} for a in by_event[ce]],
                             available, dropped, ungrounded)  # fmt: skip
         if cfg.timelines.method == "llm" and cfg.timelines.fill_extractive:
             story = _filled(event, story, available, fallback, kept_extractive)
@@ -183,10 +188,6 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
     )
 
 
-def _stamp(method: str, model: str | None, version: str) -> dict:
-    return {"method": method, "model": model, "prompt_version": version}
-
-
 def _filled(event, story: list[dict], available: dict, dropped: sound.Dropped,
             kept_extractive: Counter) -> list[dict]:  # fmt: skip
     """``story`` (the model's sound events) with the extractive events of each document none
@@ -194,7 +195,7 @@ def _filled(event, story: list[dict], available: dict, dropped: sound.Dropped,
     that repeats an earlier document's extractive one goes, counted in ``kept_extractive``)."""
     cited = {a["source_doc_id"] for a in story}
     filling = [
-        {**a, "complex_event_id": event.complex_event_id, **_stamp(*EXTRACTIVE)}
+        {**a, "complex_event_id": event.complex_event_id, **EXTRACTIVE}
         for a in extractive.timeline(event)
         if a["source_doc_id"] not in cited
     ]
