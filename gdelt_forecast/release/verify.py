@@ -69,7 +69,7 @@ def verify(root: Path) -> list[str]:
         return problems
     problems = (
         _leakage(root, manifest, listed)
-        + _task_leakage(root, listed)
+        + _task_leakage(root, listed, manifest.get("timelines", {}).get("method") == "llm")
         + _reasoning(root, listed)
         + _tkg(root, manifest)
     )
@@ -177,7 +177,7 @@ def _tsv(path: Path) -> str:
     )
 
 
-def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
+def _task_leakage(root: Path, listed: dict[str, dict], written_timelines: bool) -> list[str]:
     """The soundness rules from the release's own tables (:mod:`gdelt_forecast.tasks.leakage`,
     :mod:`gdelt_forecast.timelines.sound`): rule 2 on the timelines, rules 1, 4 and 5 (and the
     dates) on every task record, each record in its task's and split's file."""
@@ -187,7 +187,7 @@ def _task_leakage(root: Path, listed: dict[str, dict]) -> list[str]:
     problems, story, atomic = [], {}, {}
     for path in tables["timelines"]:
         atoms = pq.read_table(root / path).to_pylist()
-        problems += _grounding(root, path, atoms)
+        problems += _grounding(root, path, atoms, written_timelines)
         atomic.update((_key(a), a) for a in atoms)
         for atom in atoms:
             story.setdefault(atom["complex_event_id"], []).append(atom["text"])
@@ -238,10 +238,13 @@ def _generated(row: dict, atomic: dict[tuple, dict]) -> str | None:
     return leakage.generated_unsaid(row, atomic[_key(row["target"][0])], scaffold)
 
 
-def _grounding(root: Path, path: str, atoms: list[dict]) -> list[str]:
+def _grounding(root: Path, path: str, atoms: list[dict], written_timelines: bool) -> list[str]:
     """Rule 6 on every model-written atomic event, against its source's title and text in
-    ``news`` and the prompts of the version that wrote it."""
-    written_atoms = [a for a in atoms if a["method"] != extractive.METHOD]
+    ``news`` and the prompts of the version that wrote it. Where a model wrote the timelines,
+    the events that say they are extractive (from the documents no model event cites) are
+    held to their documents' words and dates too, with no prompt: a model's event could
+    otherwise pass under that name. Their arguments are GDELT's coding, not the text's."""
+    written_atoms = [a for a in atoms if a["method"] != extractive.METHOD or written_timelines]
     ids = sorted({a["source_doc_id"] for a in written_atoms})
     if not ids:
         return []
@@ -254,8 +257,9 @@ def _grounding(root: Path, path: str, atoms: list[dict]) -> list[str]:
     problems = []
     for atom in written_atoms:
         where = f"{path}: {atom['complex_event_id']} event {atom['seq']}"
+        extracted = atom["method"] == extractive.METHOD
         try:
-            scaffold = written.scaffolding(atom["prompt_version"])
+            scaffold = frozenset() if extracted else written.scaffolding(atom["prompt_version"])
         except ValueError as exc:
             problems.append(f"{where}: {exc}, so rule 6 cannot be checked")
             continue
@@ -266,7 +270,7 @@ def _grounding(root: Path, path: str, atoms: list[dict]) -> list[str]:
             problems.append(
                 f"{where}: {why} (rule 6): {atom['date'] or 'undated'}: {atom['text'][:80]!r}"
             )
-        elif unsaid := grounding.unsaid_arguments(atom, document, scaffold):
+        elif not extracted and (unsaid := grounding.unsaid_arguments(atom, document, scaffold)):
             problems.append(
                 f"{where}: its {', '.join(unsaid)} not in its source {atom['source_doc_id']} "
                 "(rule 6)"

@@ -273,6 +273,25 @@ def test_verify_names_model_written_events_their_documents_do_not_say(copy):
     )
 
 
+def test_verify_names_an_event_called_extractive_its_document_does_not_say(copy):
+    """Where a model wrote the timelines, the documents no model event cites give their
+    extractive events (timelines.fill_extractive): a model's event relabelled extractive
+    must not pass. The demo's own extractive events stand in their documents."""
+    manifest_path = copy / "manifest.json"
+    meta = json.loads(manifest_path.read_text())
+    meta["timelines"]["method"] = "llm"
+    manifest_path.write_text(json.dumps(meta))
+    assert verify(copy) == []  # every extractive event is its document's words and dates
+    path = "timelines/timelines.parquet"
+    table = pq.read_table(copy / path)
+    atoms = table.to_pylist()
+    told = "Martians landed near a crater and met the Pope"
+    atoms[0] = {**atoms[0], "text": told}  # still labelled extractive
+    _rewrite(copy, path, pa.Table.from_pylist(atoms, table.schema))
+    where = f"{path}: {atoms[0]['complex_event_id']} event {atoms[0]['seq']}"
+    assert f"{where}: text-not-in-document (rule 6): {atoms[0]['date']}: {told!r}" in verify(copy)
+
+
 def test_verify_names_a_generated_question_or_answer_its_target_does_not_say(copy):
     """Rule 7: an AQA record made a model's (method llm). Its target's text less one word as
     the question and that word as the answer stand; an invented answer, and a question that
