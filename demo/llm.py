@@ -7,9 +7,11 @@ generated parts), EV2's reasoning (``reasoning.method=llm``), the release (repla
 demo's extractive one) and ``release verify``; then the model's rows on the release's
 leaderboard: MIRAI's Direct IO baseline and both agents (a bounded number of steps),
 OpenForecast's tasks answered with the paper's prompts (every task with test records;
-``gdelt_forecast.tasks.baseline``) and EV2's llm baseline on every task with records. The
-server is stopped afterwards, also on a failure. The leaderboard and the release card's
-"Model-built parts" are printed at the end. Each step's wall time is printed, and the total.
+``gdelt_forecast.tasks.baseline``) and EV2's llm baseline on every task with records. These
+evaluations run side by side, each a process of its own (its output in ``demo-llm-logs/``
+of the data root). The server is stopped afterwards, also on a failure or a SIGTERM. The
+leaderboard and the release card's "Model-built parts" are printed at the end. Each step's
+wall time is printed, and the total.
 
 The model is tiny: its scores are near chance. The point is that every number is real.
 """
@@ -19,6 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
+import subprocess
 import sys
 import time
 from importlib import metadata
@@ -101,22 +105,61 @@ def run(model: Path, config: str, data_root: Path) -> dict[str, float]:
         release = data_root / "releases" / version
         _step("release verify", ["release", "verify", str(release)], timings)
         on = ["--release", version, *common]
-        _step("baseline llm", ["baseline", "--method", "llm", "--split", "test", *on], timings)
-        for action in ("function", "code"):
-            _step(
-                f"agent {action}",
-                ["agent", "--action", action, "--max-steps", AGENT_STEPS, *on],
-                timings,
-            )
-        for task, records in [*((t, f"tasks/{t}/test.") for t in TASKS),
-                              *((t, f"reasoning/{t}/") for t in REASONING)]:  # fmt: skip
-            if _rows(release, records):
-                _step(f"baseline {task}", ["baseline", "--method", "llm", "--task", task, *on],
-                      timings)  # fmt: skip
+        # The evaluations read the release and write apart (the leaderboards under a lock),
+        # so they run at once: the server batches their requests, where one at a time it
+        # decodes one agent's step after another.
+        evaluations = {
+            "baseline llm": ["baseline", "--method", "llm", "--split", "test", *on],
+            **{f"agent {action}": ["agent", "--action", action, "--max-steps", AGENT_STEPS,
+                                   *on] for action in ("function", "code")},
+            **{f"baseline {task}": ["baseline", "--method", "llm", "--task", task, *on]
+               for task, records in [*((t, f"tasks/{t}/test.") for t in TASKS),
+                                     *((t, f"reasoning/{t}/") for t in REASONING)]
+               if _rows(release, records)},
+        }  # fmt: skip
+        _side_by_side(evaluations, data_root / "demo-llm-logs", timings)
     _step("leaderboard", ["leaderboard", "--release", version, *common], timings)
     card = (release / "README.md").read_text(encoding="utf-8")
     print("\n" + card[card.index("## Model-built parts") :].split("\n## ")[0])
     return timings
+
+
+def _side_by_side(steps: dict[str, list[str]], logs: Path, timings: dict[str, float]) -> None:
+    """Each step a ``gdelt-forecast`` process of its own, all at once, its output in
+    ``logs/<step>.log`` and printed when it ends; raises StepFailed after all have ended
+    if any failed. Stopped with the demo, they are stopped too."""
+    logs.mkdir(parents=True, exist_ok=True)
+    cli_bin = Path(sys.executable).with_name("gdelt-forecast")
+    started = time.monotonic()
+    running: dict[str, tuple[subprocess.Popen, Path]] = {}
+    failed: list[str] = []
+    try:
+        for name, args in steps.items():
+            log = logs / f"{name.replace(' ', '-')}.log"
+            print(f"== {name} (log: {log}): gdelt-forecast {' '.join(args)}", flush=True)
+            with log.open("w") as out:
+                running[name] = (
+                    subprocess.Popen([cli_bin, *args], stdout=out, stderr=subprocess.STDOUT),
+                    log,
+                )
+        while running:
+            for name, (process, log) in list(running.items()):
+                if process.poll() is None:
+                    continue
+                del running[name]
+                timings[name] = round(time.monotonic() - started, 1)
+                print(f"\n== {name}: exit {process.returncode} after {timings[name]:.0f} s")
+                print(log.read_text(errors="replace"), end="", flush=True)
+                if process.returncode:
+                    failed.append(f"{name} exited with {process.returncode}")
+            time.sleep(0.5)
+    finally:
+        for process, _ in running.values():
+            process.terminate()
+        for process, _ in running.values():
+            process.wait()
+    if failed:
+        raise StepFailed("; ".join(failed))
 
 
 def _rows(release: Path, prefix: str) -> int:
@@ -130,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default="configs/demo.yaml")
     parser.add_argument("--data-root", type=Path, default=Path("demo-data-llm"))
     args = parser.parse_args(argv)
+    # A stop (CI's timeout, `kill`) unwinds like an error, so the server and the evaluations'
+    # processes are stopped with the demo rather than left running.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     started = time.monotonic()
     try:
         timings = run(args.model, args.config, args.data_root)

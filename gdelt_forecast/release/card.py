@@ -477,7 +477,9 @@ def _type_text(feature: dict) -> str:
 
 def _reasoning(reasoning: dict) -> str:
     made = ", ".join(f"{task} {n:,}" for task, n in reasoning["records"].items())
-    left = ", ".join(f"{n:,} {why.replace('_', ' ')}" for why, n in reasoning["left_out"].items())
+    left = ", ".join(
+        f"{n:,} {why.replace('_', ' ')}" for why, n in reasoning["left_out"].items() if n
+    )
     return f"""### Event reasoning (EV2)
 
 EV2's four task families (Tao et al., "A Comprehensive Evaluation on Event Reasoning of

@@ -30,7 +30,13 @@ def test_the_release_carries_the_reasoning_records(release):
     header = card.parse_header((release / "README.md").read_text())
     configs = {c["config_name"]: c["data_files"] for c in header["configs"]}
     assert configs["I-CEC"] == [{"split": "test", "path": "reasoning/I-CEC/*.parquet"}]
-    assert "causal and hierarchical relations need a model" in (release / "README.md").read_text()
+    text = (release / "README.md").read_text()
+    assert "causal and hierarchical relations need a model" in text
+    # The card names what was left out, and only that: no reason counted zero times.
+    left = manifest["reasoning"]["left_out"]
+    said = text.split("Left out while building:")[1].split(". Every record")[0]
+    assert [w for w, n in left.items() if n and f"{n:,} {w.replace('_', ' ')}" not in said] == []
+    assert [w for w, n in left.items() if not n and w.replace("_", " ") in said] == []
 
 
 def test_evaluate_reasoning_against_a_hand_count(release, tmp_path, capsys):
