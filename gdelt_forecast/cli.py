@@ -237,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     board = stages.add_parser(
         "leaderboard",
         parents=[common],
-        help="print a release's agent runs as MIRAI's Table 2 reads",
+        help="print a release's agent runs and baselines as MIRAI's Table 2 reads",
     )
     board.add_argument("--release", required=True, help="a release folder or version name")
 
@@ -476,12 +476,12 @@ def _agent(args: argparse.Namespace, cfg: Config) -> int:
 def _leaderboard(args: argparse.Namespace, cfg: Config) -> int:
     from gdelt_forecast.agents import leaderboard
     from gdelt_forecast.environment import release_folder
+    from gdelt_forecast.release.manifest import MANIFEST
 
     folder = release_folder(args.release, cfg)
     path = DataRoot(cfg.data_root).agents / folder.name / leaderboard.FILE
-    if not path.exists():
-        raise UsageError(f"no agent runs on {folder.name} yet ({path}): run `gdelt-forecast agent`")
-    print(leaderboard.render(path))
+    baselines = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["baselines"]
+    print(leaderboard.render(path, folder.name, baselines))
     return 0
 
 

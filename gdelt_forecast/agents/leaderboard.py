@@ -1,7 +1,9 @@
-"""``agents/<release>/leaderboard.parquet``: one row per agent run on the release (a re-run
+"""``agents/<release>/leaderboard.parquet``: one row per agent run on the release and per
+run of the llm baseline (Direct IO, :mod:`gdelt_forecast.baselines.direct`; a re-run
 replaces its row), and ``gdelt-forecast leaderboard``, which prints it as MIRAI's Table 2
 reads: model, action, APIs, then first- and second-level precision, recall and F1 and the
-quad classes' KL divergence; the llm baseline's rows on OpenForecast's tasks
+quad classes' KL divergence, with the release's history and frequency baselines (from its
+manifest) among them; the llm baseline's rows on OpenForecast's tasks
 (:mod:`gdelt_forecast.tasks.baseline`: ``task``, ``accuracy`` and LRAE's ``f1``) and on
 EV2's reasoning tasks (:mod:`gdelt_forecast.reasoning.baseline`: ``task``, ``accuracy``)
 follow."""
@@ -55,15 +57,20 @@ def _store(path: Path, row: dict) -> None:
         write_parquet(pa.Table.from_pylist(rows), path)
 
 
-def render(path: Path) -> str:
-    found = pq.read_table(path).to_pylist()
-    rows = [r for r in found if r.get("task", "MIRAI") == "MIRAI"]
+def render(path: Path, release: str, baselines: dict) -> str:
+    """The leaderboard at ``path`` (if any run has made one) with ``baselines``, a release
+    manifest's ``baselines`` (method -> split -> MIRAI's scores)."""
+    found = pq.read_table(path).to_pylist() if path.exists() else []
+    rows = [r for r in found if r.get("task", "MIRAI") == "MIRAI"] + [
+        _baseline_row(method, split, scores)
+        for method, splits in baselines.items()
+        for split, scores in splits.items()
+    ]
     head = (
         f"{'model':<28}{'action':<10}{'apis':<8}{'split':<8}{'k':>3}"
         f"{'1st P':>8}{'1st R':>8}{'1st F1':>8}{'2nd P':>8}{'2nd R':>8}{'2nd F1':>8}{'KL':>8}"
     )
-    release = found[0]["release"] if found else ""
-    lines = [f"agents on {release} (scores in %, KL in nats)", head]
+    lines = [f"MIRAI's queries on {release} (scores in %, KL in nats)", head]
     for r in sorted(rows, key=lambda r: -r["second_level_f1"]):
         scores = "".join(f"{r[f'{lv}_{m}']:>8.1f}" for lv in _LEVELS for m in _METRICS)
         lines.append(
@@ -79,6 +86,18 @@ def render(path: Path) -> str:
                 figures = "".join(_figure(r.get(k)) for k in ("accuracy", "f1"))
                 lines.append(f"{r['model'][:27]:<28}{r['task']:<8}{figures}")
     return "\n".join(lines)
+
+
+def _baseline_row(method: str, split: str, scores: dict) -> dict:
+    return {
+        "model": f"{method} baseline",
+        "action": "-",
+        "apis": "-",
+        "split": split,
+        "samples": "-",
+        **{f"{lv}_{m}": scores[lv][m] for lv in _LEVELS for m in _METRICS},
+        "quad_kl": scores["quad"]["kl"],
+    }
 
 
 def _figure(value: float | None) -> str:

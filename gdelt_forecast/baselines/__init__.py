@@ -9,9 +9,9 @@ query's date, scored by MIRAI's metrics (:mod:`gdelt_forecast.testset.evaluate`)
 - ``llm``: MIRAI's Direct IO agent (:mod:`gdelt_forecast.baselines.direct`), the model's
   answer to the query alone (no tools, no data), with the prompts of MIRAI's appendix K
   (``prompts/mirai-direct-v1``), through the LLM client of the timelines (cache, retries,
-  ``llm_calls.parquet`` under ``<data_root>/baselines/<release>/``). Releases carry the
-  other two only: this one needs a server and a model, and says more about the model than
-  about the test set.
+  ``llm_calls.parquet`` under ``<data_root>/baselines/<release>/``), entered on the
+  release's leaderboard beside the agents. Releases carry the other two only: this one
+  needs a server and a model, and says more about the model than about the test set.
 
 A query of horizon h on day t sees the days up to t - h (its ``cutoff``): its environment
 opens with the cutoff the day after, one environment per distinct cutoff.
@@ -96,10 +96,11 @@ def run_baseline(cfg: Config, folder: Path, method: str, split: str = "test") ->
         t0 = time.monotonic()
         path = folder / SPLITS[split]
         # Here, not at the top: the llm package (and openai) loads only when an LLM is asked.
-        from gdelt_forecast.baselines.direct import direct_io
+        from gdelt_forecast.baselines.direct import direct_io, enter
 
         predictions, llm = direct_io(folder, path, cfg)
         scores = evaluate.score(evaluate.load_queries(path), predictions)
+        enter(cfg, folder.name, split, scores, llm, len(predictions))
         return Summary(
             folder.name, method, split, len(predictions), scores, time.monotonic() - t0, llm
         )

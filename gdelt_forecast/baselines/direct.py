@@ -5,12 +5,14 @@ Imported only when that baseline runs: it loads the LLM client (and openai)."""
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import pyarrow.parquet as pq
 from pydantic import ConfigDict, Field
 
+from gdelt_forecast.agents import leaderboard
 from gdelt_forecast.config import Config
 from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.llm import Answer, Request, run, summarize, write_calls
@@ -82,3 +84,28 @@ def direct_io(folder: Path, path: Path, cfg: Config) -> tuple[dict[str, object],
     write_calls(DataRoot(cfg.data_root).baselines / folder.name / "llm_calls.parquet", results)
     predictions = {r.key: r.answer or {} for r in results}
     return predictions, summarize(results, time.monotonic() - t0).to_dict()
+
+
+def enter(cfg: Config, release: str, split: str, scores: dict, llm: dict, queries: int) -> None:
+    """The run's row on the release's leaderboard beside the agents', as MIRAI's Table 2
+    lists Direct IO: no action, no APIs (a re-run replaces its row)."""
+    leaderboard.add(
+        DataRoot(cfg.data_root).agents / release / leaderboard.FILE,
+        {
+            "release": release,
+            "run": f"baseline-llm_{cfg.llm.model}_direct_{split}",
+            "model": cfg.llm.model,
+            "action": "direct",
+            "apis": "-",
+            "split": split,
+            "samples": 1,
+            "prompt_version": PROMPTS.name,
+            "finished": datetime.now(UTC).replace(microsecond=0).isoformat(),
+            "summary": {
+                "scores": scores,
+                "queries": queries,
+                "prompt_tokens": llm["prompt_tokens"],
+                "completion_tokens": llm["completion_tokens"],
+            },
+        },
+    )

@@ -232,8 +232,41 @@ def test_the_llm_baseline_asks_mirais_direct_prompt_and_scores_the_answers(with_
         again = run_baseline(cfg, with_past, "llm")
         assert again.llm["cache_hits"] == n - 1 and again.scores == summary.scores
         assert len(server.requests) > sent  # only the failed one is asked again
+        # Its row on the release's leaderboard, once however often it runs.
+        board = cfg.data_root / "agents" / with_past.name / "leaderboard.parquet"
+        (row,) = pq.read_table(board).to_pylist()
+        assert (row["model"], row["action"], row["split"], row["queries"]) == (
+            cfg.llm.model,
+            "direct",
+            "test",
+            n,
+        )
+        assert row["second_level_recall"] == summary.scores["second_level"]["recall"]
+        assert row["prompt_version"] == "mirai-direct-v1"
     finally:
         server.stop()
+
+
+def test_the_leaderboard_lists_the_releases_baselines_among_the_runs(release, tmp_path, capsys):
+    """With no run yet, `leaderboard` prints the release's history and frequency baselines
+    (its manifest's figures) on each split."""
+    args = ["leaderboard", "--release", str(release), "--data-root", str(tmp_path)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    baselines = json.loads((release / "manifest.json").read_text())["baselines"]
+    printed = {
+        (line[:28].strip(), line.split()[4]): line.split()[-2:]
+        for line in out.splitlines()
+        if " baseline " in line
+    }
+    assert printed == {
+        (f"{method} baseline", split): [
+            f"{scores['second_level']['f1']:.1f}",
+            f"{scores['quad']['kl']:.2f}",
+        ]
+        for method, splits in baselines.items()
+        for split, scores in splits.items()
+    }
 
 
 def test_the_cli_offers_every_method():

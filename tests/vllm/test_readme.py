@@ -49,4 +49,4 @@ def test_the_readme_blocks_that_need_a_server(vllm_server, tmp_path):
     out = done.stdout + done.stderr
     assert done.returncode == 0, out[-4000:]
     assert re.search(r"agent \S+ on 2025\.08\.0: 2 queries x 1", out)
-    assert "agents on 2025.08.0" in out
+    assert "MIRAI's queries on 2025.08.0" in out and "history baseline" in out
