@@ -71,7 +71,7 @@ def render(path: Path, release: str, baselines: dict) -> str:
         f"{'1st P':>8}{'1st R':>8}{'1st F1':>8}{'2nd P':>8}{'2nd R':>8}{'2nd F1':>8}{'KL':>8}"
     )
     lines = [f"MIRAI's queries on {release} (scores in %, KL in nats)", head]
-    for r in sorted(rows, key=lambda r: -r["second_level_f1"]):
+    for r in sorted(rows, key=lambda r: (r["split"], -r["second_level_f1"])):
         scores = "".join(f"{r[f'{lv}_{m}']:>8.1f}" for lv in _LEVELS for m in _METRICS)
         lines.append(
             f"{r['model'][:27]:<28}{r['action']:<10}{r['apis']:<8}{r['split']:<8}"
