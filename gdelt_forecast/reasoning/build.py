@@ -45,7 +45,7 @@ from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm import summarize, write_calls
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.reasoning import TASKS, records
-from gdelt_forecast.reasoning.checks import unsound
+from gdelt_forecast.reasoning.checks import cameo_types, unsound
 from gdelt_forecast.reasoning.judged import judge
 from gdelt_forecast.reasoning.relations import CHOICES, INVERSE, NONE, temporal
 from gdelt_forecast.reference import tables
@@ -114,9 +114,9 @@ def build_reasoning(cfg: Config, month: str, out: Path) -> Summary:
             "when consistent both ways"
         )
     kinds = {ce: (TEMPORAL, *judged_kinds[ce]) for ce in stories}
-    other_types = _cameo_types()
+    cameo = cameo_types(tables.relations())
+    other_types = sorted(cameo)
     # The schema level is over CAMEO types: a model's own event type (or none) is no node.
-    cameo = set(other_types)
     typed = {ce: [a for a in story if a["event_type"] in cameo] for ce, story in stories.items()}
     left["untyped_events"] = sum(len(stories[ce]) - len(typed[ce]) for ce in stories)
     observed = {  # relation type -> what the month's event pairs give each type pair
@@ -142,7 +142,7 @@ def build_reasoning(cfg: Config, month: str, out: Path) -> Summary:
     rows = balance(rows, cfg.reasoning.seed, TASKS)
     rows = [{**r, "prompt": records.render(r)} for r in rows]
     for row in rows:  # the build puts every event on its side: a failure is a bug
-        if why := unsound(row):
+        if why := unsound(row, cameo):
             raise StageError(f"reasoning: {row['id']}: {why}")
     for task in TASKS:
         mine = sorted((r for r in rows if r["task"] == task), key=lambda r: r["id"])
@@ -183,10 +183,6 @@ def _type_relations(
                 seen[a["event_type"], b["event_type"]].add(relation)
                 seen[b["event_type"], a["event_type"]].add(INVERSE[relation])
     return seen
-
-
-def _cameo_types() -> list[str]:
-    return sorted(r["name"] for r in tables.relations().to_pylist() if r["level"] == 2)
 
 
 def _pool(ce: str, stories: dict[str, list[dict]], countries: dict[str, tuple]) -> list[dict]:

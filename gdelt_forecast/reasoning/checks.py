@@ -8,19 +8,36 @@ verify`` from the release's own rows (the rules of "Sound questions" in the READ
   (:func:`gdelt_forecast.reasoning.relations.temporal`), and the answer letter names the
   gold option;
 - **no answer in its context**: no option is a near-duplicate of another or of a context
-  event (``gdelt_forecast.timelines.similarity``).
+  event (``gdelt_forecast.timelines.similarity``);
+- **CAMEO types**: every type a schema record names (its events', context's, queried and,
+  for S-CEC, options') is a CAMEO second-level relation name (the release's
+  ``reference/relations.parquet``), never an event type a model wrote.
 """
 
 from __future__ import annotations
 
 import string
+from collections.abc import Collection
+
+import pyarrow as pa
 
 from gdelt_forecast.reasoning.relations import CHOICES, temporal
 from gdelt_forecast.timelines.similarity import near_duplicate
 
 
-def unsound(row: dict) -> str | None:
-    """Why ``row`` breaks a rule; None when it keeps them all."""
+def cameo_types(relations: pa.Table) -> frozenset[str]:
+    """The names a schema record may use: CAMEO's second-level relations, of ``relations``
+    (``gdelt_forecast.reference.tables.relations()``, as a release carries it)."""
+    return frozenset(r["name"] for r in relations.to_pylist() if r["level"] == 2)
+
+
+def unsound(row: dict, types: Collection[str]) -> str | None:
+    """Why ``row`` breaks a rule; None when it keeps them all. ``types``: :func:`cameo_types`."""
+    if row["level"] == "schema":
+        named = [e["type"] for e in row["events"]] + row["context"] + row["queried"]
+        named += row["candidates"] if row["task"].endswith("CEC") else []
+        if other := next((n for n in named if n not in types), None):
+            return f"type {other!r} is no CAMEO relation"
     letters = string.ascii_uppercase[: len(row["candidates"])]
     if row["answer"] not in letters:
         return f"answer {row['answer']!r} is not one of {letters}"

@@ -37,7 +37,7 @@ from gdelt_forecast import duck
 from gdelt_forecast.dates import month_range
 from gdelt_forecast.files import parquet_rows, sha256
 from gdelt_forecast.reasoning import TASKS as REASONING
-from gdelt_forecast.reasoning.checks import unsound
+from gdelt_forecast.reasoning.checks import cameo_types, unsound
 from gdelt_forecast.release import card, openforecast
 from gdelt_forecast.release.layout import TABLES
 from gdelt_forecast.release.manifest import MANIFEST, on_disk
@@ -301,6 +301,7 @@ def _reasoning(root: Path, listed: dict[str, dict]) -> list[str]:
     }
     news = pq.read_table(root / "news", columns=["doc_id", "date"]).to_pylist()
     available = {r["doc_id"]: r["date"] for r in news}
+    types = cameo_types(pq.read_table(root / "reference" / "relations.parquet"))
     problems = []
     for task in REASONING:
         for path in tables[task]:
@@ -314,7 +315,7 @@ def _reasoning(root: Path, listed: dict[str, dict]) -> list[str]:
                     why = (f"{wrong[0]['event_id']}'s source {wrong[0]['source_doc_id']} was "
                            f"first seen on {available.get(wrong[0]['source_doc_id'])}")  # fmt: skip
                 else:
-                    why = unsound(row) or _not_atomic(row["events"], atomic)
+                    why = unsound(row, types) or _not_atomic(row["events"], atomic)
                 if why:
                     problems.append(f"{path}: {row['id']}: {why}")
     return problems

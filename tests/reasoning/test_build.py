@@ -14,9 +14,12 @@ import pytest
 
 from gdelt_forecast.config import load_config
 from gdelt_forecast.reasoning.build import build_reasoning
-from gdelt_forecast.reasoning.checks import unsound
+from gdelt_forecast.reasoning.checks import cameo_types, unsound
 from gdelt_forecast.reasoning.relations import temporal
+from gdelt_forecast.reference import tables
 from gdelt_forecast.timelines.similarity import near_duplicate
+
+TYPES = cameo_types(tables.relations())
 
 MONTH = "2025-08"
 WORDS = [
@@ -140,7 +143,7 @@ def test_cec_answers_come_after_the_cut_and_negatives_do_not_fit(month):
             assert temporal(w["date"], queried["date"]) != row["relation"]
             others = [events[i]["text"] for i in (*row["context"], row["answer_label"])]
             assert not any(near_duplicate(w["text"], t) for t in others)
-        assert unsound(row) is None
+        assert unsound(row, TYPES) is None
 
 
 def test_negatives_come_from_stories_sharing_a_country(month):
@@ -216,7 +219,7 @@ def test_a_broken_record_is_caught(month):
             for e in row["events"]
         ],
     )
-    assert "after the cut" in unsound(late)
+    assert "after the cut" in unsound(late, TYPES)
     early = dict(
         row,
         events=[
@@ -224,9 +227,9 @@ def test_a_broken_record_is_caught(month):
             for e in row["events"]
         ],
     )
-    assert "seen by the cut" in unsound(early)
+    assert "seen by the cut" in unsound(early, TYPES)
     wrong = dict(row, relation="Before" if row["relation"] == "After" else "After")
-    assert "the dates say" in unsound(wrong)
+    assert "the dates say" in unsound(wrong, TYPES)
     twin = events[row["context"][0]]["text"]
     copied = dict(
         row,
@@ -235,9 +238,9 @@ def test_a_broken_record_is_caught(month):
             for e in row["events"]
         ],
     )
-    assert "near-duplicate" in unsound(copied)
+    assert "near-duplicate" in unsound(copied, TYPES)
     letter = dict(row, answer="D" if row["answer"] != "D" else "A")
-    assert "does not name the gold option" in unsound(letter)
+    assert "does not name the gold option" in unsound(letter, TYPES)
 
 
 def test_a_schema_record_resting_on_a_later_document_is_caught(tmp_path):
@@ -250,7 +253,7 @@ def test_a_schema_record_resting_on_a_later_document_is_caught(tmp_path):
     write(tmp_path, story("ce1", days, [kinds["P"], kinds["T"], kinds["S"]]), {"ce1": ["USA"]})
     _, rows = build(tmp_path, "reasoning.min_context=1")
     row = rows["S-CRR"][0]
-    assert unsound(row) is None
+    assert unsound(row, TYPES) is None
     late = dict(row, events=[{**row["events"][0], "source_date": date(2025, 9, 1)},
                              *row["events"][1:]])  # fmt: skip
-    assert "first seen after the cut" in unsound(late)
+    assert "first seen after the cut" in unsound(late, TYPES)

@@ -8,9 +8,12 @@ import re
 import pyarrow.parquet as pq
 import pytest
 
-from gdelt_forecast.reasoning.checks import unsound
+from gdelt_forecast.reasoning.checks import cameo_types, unsound
+from gdelt_forecast.reference import tables
 from tests.llm.scripted import MODEL, ScriptedServer, llm_config
 from tests.reasoning.test_build import MONTH, story, write
+
+TYPES = cameo_types(tables.relations())
 
 EVENT = re.compile(r"^event([01]) \([^)]*\): (\S+) event (\d+)", re.MULTILINE)
 # What the judge says of (story, seq of event0, seq of event1); None both ways otherwise.
@@ -68,7 +71,7 @@ def test_only_consistent_pairs_become_questions(server, tmp_path):
         events = {e["event_id"]: e for e in r["events"]}
         seqs = tuple(int(events[i]["source_doc_id"].split("doc")[1]) for i in r["queried"])
         pairs[r["complex_event_id"], seqs, r["relation_type"]] = r["answer_label"]
-        assert unsound(r) is None
+        assert unsound(r, TYPES) is None
     causal = {k[1]: v for k, v in pairs.items() if k[0] == "ce1" and k[2] == "causal"}
     assert causal.get((3, 4), causal.get((4, 3))) in ("Causes", "IsResult")
     assert causal.get((3, 4), "Causes") == "Causes" and causal.get((4, 3), "IsResult") == "IsResult"
@@ -82,7 +85,7 @@ def test_only_consistent_pairs_become_questions(server, tmp_path):
         events = {e["event_id"]: e for e in r["events"]}
         assert events[r["answer_label"]]["source_doc_id"] == "ce1-doc4"
         assert r["relation"] == "IsResult" and "is the result of" in r["prompt"]
-        assert unsound(r) is None
+        assert unsound(r, TYPES) is None
     assert summary.relation_types["I-CRR"].keys() >= {"temporal", "causal", "hierarchical"}
     # The schema level: rallies (ce1's event 3) cause embargoes (event 4), the only judged
     # pair of those types in the month.

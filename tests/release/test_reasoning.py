@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import timedelta
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -156,5 +157,39 @@ def test_verify_catches_a_negative_from_after_the_cut(release, tmp_path):
     ]  # fmt: skip
     _rewrite(copy, path, pa.Table.from_pylist([{**row, "events": swapped}, *rows[1:]], SCHEMA))
     assert f"{path}: {row['id']}: {negative} comes from a document first seen after the cut" in (
+        verify(copy)
+    )
+
+
+def test_verify_holds_the_schema_level_to_its_cut_and_to_cameo_types(release, tmp_path):
+    """S-CEC and S-CRR from the release alone: an event behind a shown type first seen
+    after the cut, an answer type seen by the cut, and a type a model wrote are each named."""
+    copy = tmp_path / "copy"
+    shutil.copytree(release, copy)
+    assert verify(copy) == []
+    path = "reasoning/S-CRR/test.parquet"
+    rows = pq.read_table(copy / path).to_pylist()
+    row = rows[0]
+    first = min(e["source_date"] for e in row["events"])
+    early = {**row, "cut_date": first - timedelta(days=1)}  # every event now after it
+    _rewrite(copy, path, pa.Table.from_pylist([early, *rows[1:]], SCHEMA))
+    late = row["events"][0]["event_id"]
+    assert f"{path}: {row['id']}: {late} comes from a document first seen after the cut" in (
+        verify(copy)
+    )
+    own = "Sign a treaty with Atlantis"
+    named = {**row, "queried": [own, *row["queried"][1:]],
+             "events": [{**e, "type": own} if e["type"] == row["queried"][0] else e
+                        for e in row["events"]]}  # fmt: skip
+    _rewrite(copy, path, pa.Table.from_pylist([named, *rows[1:]], SCHEMA))
+    assert f"{path}: {row['id']}: type {own!r} is no CAMEO relation" in verify(copy)
+    _rewrite(copy, path, pa.Table.from_pylist(rows, SCHEMA))
+    path = "reasoning/S-CEC/test.parquet"
+    rows = pq.read_table(copy / path).to_pylist()
+    row = rows[0]
+    answers = [e for e in row["events"] if e["type"] == row["answer_label"]]
+    seen = {**row, "cut_date": max(e["source_date"] for e in answers)}
+    _rewrite(copy, path, pa.Table.from_pylist([seen, *rows[1:]], SCHEMA))
+    assert f"{path}: {row['id']}: the answer comes from a document seen by the cut" in (
         verify(copy)
     )

@@ -13,10 +13,13 @@ if importlib.util.find_spec("vllm") is None:
     pytest.skip("vLLM is not installed: run `make test-vllm`", allow_module_level=True)
 
 from gdelt_forecast.config import load_config  # noqa: E402
-from gdelt_forecast.reasoning.checks import unsound  # noqa: E402
+from gdelt_forecast.reasoning.checks import cameo_types, unsound  # noqa: E402
+from gdelt_forecast.reference import tables  # noqa: E402
 from gdelt_forecast.runner import run  # noqa: E402
 from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402
 from tests.vllm.test_timelines import answering, counted  # noqa: E402
+
+TYPES = cameo_types(tables.relations())
 
 
 def test_the_model_labels_pairs_both_ways(vllm_server, tmp_path):
@@ -39,6 +42,6 @@ def test_the_model_labels_pairs_both_ways(vllm_server, tmp_path):
     assert all(c["status"] in ("ok", "fallback", "failed") for c in calls)
     for task in ("I-CEC", "I-CRR"):
         for row in pq.read_table(out / f"{task}.parquet").to_pylist():
-            assert unsound(row) is None
+            assert unsound(row, TYPES) is None
     tokens = counted(vllm_server, before, calls)
     assert tokens["counted"] == tokens["sent"]
