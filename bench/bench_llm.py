@@ -69,7 +69,7 @@ from harness import verdict  # noqa: E402
 
 from gdelt_forecast.config import load_config  # noqa: E402
 from gdelt_forecast.llm import run, smollm2  # noqa: E402
-from gdelt_forecast.llm.schema import json_schema  # noqa: E402
+from gdelt_forecast.llm.client import response_format  # noqa: E402
 from gdelt_forecast.llm.vllm_server import serving  # noqa: E402
 from gdelt_forecast.timelines.complex_events import ComplexEvent  # noqa: E402
 from gdelt_forecast.timelines.written import extract_request  # noqa: E402
@@ -132,15 +132,8 @@ def vllm_figure(args, base_url: str, model: str, tokenizer: str, requests, c: in
     with prompts.open("w", encoding="utf-8") as out:
         for request in requests:
             out.write(json.dumps({"prompt": request.messages[0]["content"]}) + "\n")
-    first = requests[0]
-    response_format = {
-        "type": "json_schema",
-        "json_schema": {
-            "name": first.schema_name, "schema": json_schema(first.answer), "strict": True
-        },
-    }  # fmt: skip
     result = work / f"vllm-c{c}.json"
-    body = {"response_format": response_format, "seed": SEED}
+    body = {"response_format": response_format(requests[0]), "seed": SEED}
     cli = [
         "--backend",
         "openai-chat",

@@ -10,6 +10,7 @@ follow."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow as pa
@@ -36,7 +37,7 @@ def add(path: Path, meta: dict) -> None:
         "queries": summary["queries"],
         "prompt_tokens": summary["prompt_tokens"],
         "completion_tokens": summary["completion_tokens"],
-        "finished": meta["finished"],
+        "finished": meta.get("finished"),
     }
     _store(path, row)
 
@@ -48,6 +49,10 @@ def add_task(path: Path, row: dict) -> None:
 
 
 def _store(path: Path, row: dict) -> None:
+    """``row`` in place of the run's old one; ``finished`` is now unless the run recorded its
+    own end (an agent's ``run.json``)."""
+    now = datetime.now(UTC).replace(microsecond=0).isoformat()
+    row = {**row, "finished": row.get("finished") or now}
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(f"{path}.lock"):  # two runs on one release may finish at once
         rows = pq.read_table(path).to_pylist() if path.exists() else []

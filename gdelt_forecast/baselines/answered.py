@@ -12,7 +12,6 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
@@ -78,7 +77,6 @@ def answered(
             "queries": scores["records"],
             "prompt_tokens": calls.prompt_tokens,
             "completion_tokens": calls.completion_tokens,
-            "finished": datetime.now(UTC).replace(microsecond=0).isoformat(),
         },
     )
     llm = {**calls.to_dict(), "line": calls.line()}

@@ -5,7 +5,6 @@ Imported only when that baseline runs: it loads the LLM client (and openai)."""
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -100,7 +99,6 @@ def enter(cfg: Config, release: str, split: str, scores: dict, llm: dict, querie
             "split": split,
             "samples": 1,
             "prompt_version": PROMPTS.name,
-            "finished": datetime.now(UTC).replace(microsecond=0).isoformat(),
             "summary": {
                 "scores": scores,
                 "queries": queries,

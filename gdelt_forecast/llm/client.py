@@ -158,15 +158,20 @@ def _params(llm: LlmConfig, request: Request) -> dict[str, Any]:
         params.update(tools=request.tools, tool_choice="auto")
     if request.answer is not None:
         # vLLM's guided decoding enforces the schema; the answer is still checked on arrival.
-        params["response_format"] = {
-            "type": "json_schema",
-            "json_schema": {
-                "name": request.schema_name,
-                "schema": json_schema(request.answer),
-                "strict": True,
-            },
-        }
+        params["response_format"] = response_format(request)
     return params
+
+
+def response_format(request: Request) -> dict[str, Any]:
+    """The ``response_format`` that asks for ``request``'s answer model."""
+    return {
+        "type": "json_schema",
+        "json_schema": {
+            "name": request.schema_name,
+            "schema": json_schema(request.answer),
+            "strict": True,
+        },
+    }
 
 
 def _wait_s(exc: Exception, backoff_s: float, retry: int) -> float:
