@@ -397,6 +397,22 @@ class SandboxConfig(_Section):
     file_mb: int = Field(
         16, ge=0, description="Largest file the code may write in its private temporary folder."
     )
+    disk_mb: int = Field(
+        64,
+        ge=1,
+        description="All the files of the private folder together (a tmpfs of this size, "
+        "where mount namespaces are allowed; elsewhere only `file_mb` holds).",
+    )
+    files: int = Field(64, ge=16, description="Open file descriptors of the sandbox process.")
+    calls: int = Field(
+        1000, ge=1, description="API calls of one `run_code` action; past it, an error."
+    )
+    uid: int = Field(
+        65534,
+        ge=1,
+        description="User (and group) id the sandbox process runs as when the harness is "
+        "root (nobody); an unprivileged harness's worker keeps its ids in a user namespace.",
+    )
     output_chars: int = Field(
         20_000,
         ge=100,
@@ -434,6 +450,12 @@ class AgentsConfig(_Section):
     )
     time_limit_s: float = Field(
         900.0, gt=0, description="Wall time of one query's run (MIRAI: 15 minutes)."
+    )
+    call_s: float = Field(
+        10.0,
+        gt=0,
+        description="Wall time of one API call in the environment (run_code's or a function "
+        "call's); past it the call is an error observation.",
     )
     sandbox: SandboxConfig = SandboxConfig()
 

@@ -44,8 +44,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import selectors
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -53,7 +55,9 @@ import time
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from gdelt_forecast.config import SandboxConfig
 from gdelt_forecast.errors import StageError
@@ -63,10 +67,41 @@ _SLACK = 1 << 20
 _START_S = 60.0
 _POLL_S = 0.2  # how often an action's CPU time is looked at
 _TICKS = os.sysconf("SC_CLK_TCK")
+_PREFIX = "gdelt-forecast-sandbox-"
 
 
 class SandboxError(StageError):
     """The sandbox cannot start on this machine (no Landlock, no libseccomp, ...)."""
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    seq: int
+
+
+class _Call(_Message):
+    op: Literal["call"]
+    name: str = Field(max_length=64)
+    arguments: dict[str, Any]
+
+
+class _Done(_Message):
+    op: Literal["done"]
+    output: str
+    error: str | None = Field(max_length=4000)
+    dropped: int = Field(ge=0)
+
+
+class _Ready(_Message):
+    op: Literal["ready"]
+    layers: list[str]
+    modules: list[str]
+    pid: int = Field(gt=0)
+
+
+# Parsed from the bytes as they came, by pydantic's parser, whose depth limit turns a line
+# of nested brackets into a ValidationError instead of a RecursionError.
+_MESSAGE = TypeAdapter(Annotated[_Call | _Done | _Ready, Field(discriminator="op")])
 
 
 @dataclass
@@ -85,7 +120,7 @@ class Outcome:
 @dataclass
 class Sandbox:
     """One agent run's sandbox: ``run(code)`` per action; ``serve(name, arguments)`` answers
-    the code's API calls (JSON in, JSON out) and may raise ValueError for a refused call."""
+    the code's API calls (JSON in, JSON out); whatever it raises is the call's error."""
 
     limits: SandboxConfig
     serve: Callable[[str, dict], Any]
@@ -93,9 +128,13 @@ class Sandbox:
     layers: list[str] = field(default_factory=list)
     modules: list[str] = field(default_factory=list)
     _proc: subprocess.Popen | None = None
+    _pid: int = 0  # the process that runs the code (in its own PID namespace, a child)
     _folder: str | None = None
-    _to: Any = None
-    _from: Any = None
+    _to: int = -1
+    _from: int = -1
+    _lifeline: int = -1
+    _buffer: bytes = b""
+    _seq: int = 0
 
     def __enter__(self) -> Sandbox:
         return self
@@ -110,19 +149,25 @@ class Sandbox:
         outcome = Outcome()
         deadline = started + self.limits.wall_s
         cpu_limit = self._cpu_s() + self.limits.cpu_s
+        self._seq += 1
         try:
-            self._write({"op": "run", "code": code})
+            self._write({"op": "run", "seq": self._seq, "code": code}, deadline)
             while True:
                 message = self._read(deadline, cpu_limit)
-                if message.get("op") == "call":
+                if message.seq != self._seq:
+                    raise _Broken(f"a message out of turn (action {message.seq})")
+                if isinstance(message, _Call):
                     outcome.calls += 1
-                    self._write(self._answer(message))
+                    if outcome.calls > self.limits.calls:
+                        raise _Broken(f"the action made more than {self.limits.calls} calls")
+                    self._write(self._answer(message), deadline)
                     continue
-                if message.get("op") != "done":
-                    raise _Broken(f"an unexpected message ({str(message)[:80]})")
-                outcome.output = str(message.get("output", ""))
-                outcome.error = message.get("error")
-                outcome.dropped = int(message.get("dropped", 0))
+                if not isinstance(message, _Done):
+                    raise _Broken(f"an unexpected message ({message.op})")
+                if len(message.output) > self.limits.output_chars:
+                    raise _Broken("its output is longer than the sandbox keeps")
+                outcome.output, outcome.error = message.output, message.error
+                outcome.dropped = message.dropped
                 break
         except _Broken as exc:
             outcome.killed = str(exc)
@@ -134,20 +179,22 @@ class Sandbox:
         outcome.seconds = time.monotonic() - started
         return outcome
 
-    def _answer(self, message: dict) -> dict:
+    def _answer(self, message: _Call) -> dict:
+        if message.name not in self.apis:
+            return {"error": f"{message.name} is not among this run's functions"}
         try:
-            name, arguments = str(message["name"]), dict(message.get("arguments") or {})
-            if name not in self.apis:
-                raise ValueError(f"{name} is not among this run's functions")
-            return {"value": self.serve(name, arguments)}
-        except (ValueError, TypeError, KeyError) as exc:
-            return {"error": str(exc)}
+            return {"value": self.serve(message.name, message.arguments)}
+        except Exception as exc:  # noqa: BLE001  hostile arguments: any failure is the code's
+            return {"error": str(exc) or type(exc).__name__}
 
     def _start(self) -> None:
-        self._folder = tempfile.mkdtemp(prefix="gdelt-forecast-sandbox-")
-        os.chmod(self._folder, 0o700)
-        child_reads, we_write = os.pipe()
-        we_read, child_writes = os.pipe()
+        _remove_stale()
+        self._folder = tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-")
+        os.chmod(self._folder, 0o755)  # the mount point of the worker's new root
+        child_reads, self._to = os.pipe()
+        self._from, child_writes = os.pipe()
+        lifeline, self._lifeline = os.pipe()  # never written: its end closes when we die
+        os.set_blocking(self._to, False)  # a worker that stops reading cannot block us
         env = {
             "PATH": "/nonexistent",
             "HOME": self._folder,
@@ -155,56 +202,67 @@ class Sandbox:
             "LANG": "C.UTF-8",
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONHASHSEED": "0",
-            # One thread: the BLAS libraries' pools would count against the process limit.
+            # One thread: the process may start no other (the BLAS libraries' pools).
             **dict.fromkeys(("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"), "1"),
         }
         worker = "gdelt_forecast.agents.sandbox_worker"
+        fds = (child_reads, child_writes, lifeline)
         self._proc = subprocess.Popen(
-            [sys.executable, "-I", "-m", worker, str(child_reads), str(child_writes)],
+            [sys.executable, "-I", "-m", worker, *map(str, fds)],
             cwd=self._folder,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            pass_fds=(child_reads, child_writes),
+            pass_fds=fds,
             start_new_session=True,
         )
-        os.close(child_reads)
-        os.close(child_writes)
-        self._to = os.fdopen(we_write, "w", encoding="utf-8")
-        self._from = os.fdopen(we_read, "rb")
-        self._write(
-            {
-                "folder": self._folder,
-                "memory_mb": self.limits.memory_mb,
-                "file_mb": self.limits.file_mb,
-                "cpu_s": self.limits.cpu_s,
-                "output_chars": self.limits.output_chars,
-                "modules": self.limits.modules,
-                "apis": self.apis,
-            }
-        )
+        self._pid = self._proc.pid
+        for fd in fds:
+            os.close(fd)
+        limits = self.limits
+        setup = {
+            "folder": self._folder,
+            **limits.model_dump(include={"memory_mb", "file_mb", "disk_mb", "files", "wall_s",
+                                         "output_chars", "modules", "uid"}),
+            "gid": limits.uid,
+            "cpu_total_s": limits.cpu_s * 50,  # the worker's own backstop; we watch each action
+            "apis": self.apis,
+        }  # fmt: skip
         try:
+            self._write(setup, time.monotonic() + _START_S)
             ready = self._read(time.monotonic() + _START_S, float("inf"))
+            if not isinstance(ready, _Ready):
+                raise _Broken(f"it answered {ready.op}, not ready")
         except _Broken as exc:
             err = self._proc.stderr.read().decode(errors="replace")[-2000:] if self._proc else ""
             self.close()
             raise SandboxError(f"the sandbox did not start ({exc}): {err.strip()}") from None
-        self.layers, self.modules = ready["layers"], ready["modules"]
+        self.layers, self.modules, self._pid = ready.layers, ready.modules, ready.pid
 
-    def _write(self, message: dict) -> None:
-        try:
-            self._to.write(json.dumps(message) + "\n")
-            self._to.flush()
-        except (BrokenPipeError, OSError) as exc:
-            raise _Broken(f"it went away ({exc})") from None
+    def _write(self, message: dict, deadline: float) -> None:
+        data = (json.dumps(message) + "\n").encode()
+        with selectors.DefaultSelector() as sel:
+            sel.register(self._to, selectors.EVENT_WRITE)
+            while data:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise _Broken(f"it stopped reading for {self.limits.wall_s:g} s")
+                if sel.select(left):
+                    try:
+                        data = data[os.write(self._to, data) :]
+                    except BlockingIOError:
+                        continue
+                    except OSError as exc:
+                        raise _Broken(f"it went away ({exc})") from None
 
-    def _read(self, deadline: float, cpu_limit: float) -> dict:
-        limit = self.limits.output_chars * 4 + _SLACK  # JSON may escape a char as 4 bytes
-        line = b""
+    def _read(self, deadline: float, cpu_limit: float) -> _Message:
+        limit = self.limits.output_chars * 6 + _SLACK  # JSON may escape a char as 6 bytes
         with selectors.DefaultSelector() as sel:
             sel.register(self._from, selectors.EVENT_READ)
-            while not line.endswith(b"\n"):
+            while b"\n" not in self._buffer:
+                if len(self._buffer) > limit:
+                    raise _Broken("it sent more than any answer holds")
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise _Broken(f"the action ran past its {self.limits.wall_s:g} s")
@@ -212,21 +270,22 @@ class Sandbox:
                     if self._cpu_s() > cpu_limit:
                         raise _Broken(f"the action used more than {self.limits.cpu_s} CPU s")
                     continue
-                chunk = os.read(self._from.fileno(), 1 << 16)
+                chunk = os.read(self._from, 1 << 16)
                 if not chunk:
                     raise _Broken(f"it ended ({self._exit_reason()})")
-                line += chunk
-                if len(line) > limit:
-                    raise _Broken("it sent more than any answer holds")
+                self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        if len(line) > limit:
+            raise _Broken("it sent more than any answer holds")
         try:
-            return json.loads(line)
-        except ValueError:
-            raise _Broken("it sent something that is not JSON") from None
+            return _MESSAGE.validate_json(line)
+        except ValidationError as exc:
+            raise _Broken(f"it sent a message that is not ours ({_first(exc)})") from None
 
     def _cpu_s(self) -> float:
         """The process's CPU seconds so far (user and system, all its threads)."""
         try:
-            with open(f"/proc/{self._proc.pid}/stat", encoding="ascii") as stat:
+            with open(f"/proc/{self._pid}/stat", encoding="ascii") as stat:
                 fields = stat.read().rpartition(")")[2].split()
         except OSError:
             return 0.0
@@ -237,23 +296,49 @@ class Sandbox:
             code = self._proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             return "no exit status"
+        if code > 128:  # the watcher outside the PID namespace passes on its child's end
+            code = 128 - code
         return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
 
     def close(self) -> None:
         if self._proc is not None:
-            if self._proc.poll() is None:
-                self._proc.kill()
+            with suppress(ProcessLookupError):  # the worker and its child: one session
+                os.killpg(self._proc.pid, signal.SIGKILL)
             self._proc.wait()
             self._proc.stderr.close()
             self._proc = None
-        for end in (self._to, self._from):
-            if end is not None:
+        for fd in (self._to, self._from, self._lifeline):
+            if fd >= 0:
                 with suppress(OSError):
-                    end.close()
-        self._to = self._from = None
+                    os.close(fd)
+        self._to = self._from = self._lifeline = -1
+        self._buffer = b""
         if self._folder:
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
+
+
+def _first(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    return f"{'.'.join(map(str, error['loc'])) or 'message'}: {error['msg']}"[:200]
+
+
+def _remove_stale() -> None:
+    """Folders of sandboxes whose harness was killed (its pid is in the name)."""
+    base = tempfile.gettempdir()
+    for name in os.listdir(base):
+        if (found := re.match(rf"{_PREFIX}(\d+)-", name)) and not _alive(int(found[1])):
+            shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class _Broken(Exception):
