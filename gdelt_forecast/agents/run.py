@@ -184,7 +184,7 @@ async def _run_all(cfg, folder: Path, todo, action, apis, history_start, journal
 
         def call(name: str, arguments: dict | str):
             with lock:
-                return call_tool(env, name, arguments)
+                return call_tool(env, name, arguments, cfg.agents.call_s)
 
         return call
 
@@ -230,7 +230,7 @@ def _function_act(call):
     async def act(name: str, arguments: str) -> tuple[str, str | None]:
         try:
             value = await asyncio.to_thread(call, name, arguments)
-        except (ValueError, TypeError, KeyError) as exc:
+        except ValueError as exc:  # call_tool's word for anything wrong with a model's call
             return "", f"{type(exc).__name__}: {exc}"
         if isinstance(value, (list, dict)) and not value:
             return "Empty output from the function call.", None

@@ -165,6 +165,10 @@ class Environment:
     def close(self) -> None:
         self._con.close()
 
+    def interrupt(self) -> None:
+        """Stop the query running now (from another thread: a call past its deadline)."""
+        self._con.interrupt()
+
     def __enter__(self) -> Environment:
         return self
 

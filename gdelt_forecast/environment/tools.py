@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import inspect
 import json
+import threading
+import time
 from typing import Any
+
+import duckdb
 
 from gdelt_forecast.environment.env import Environment
 from gdelt_forecast.environment.types import (
@@ -38,26 +42,31 @@ _RANGE = {
     "additionalProperties": False,
     "description": "Days from start_date to end_date, both included; null is open.",
 }  # fmt: skip
-_ISOS = {"type": "array", "items": _ISO}
-_CAMEOS = {"type": "array", "items": _CAMEO}
-# Each parameter of the methods: its schema and how its JSON becomes the value a method takes.
-_PARAMS: dict[str, tuple[dict, Any]] = {
-    "date_range": (_RANGE, lambda v: DateRange(*(v.get(k) and Date(v[k])
-                                                 for k in ("start_date", "end_date")))),
-    "head_entities": (_ISOS, lambda v: [ISOCode(c) for c in v]),
-    "tail_entities": (_ISOS, lambda v: [ISOCode(c) for c in v]),
-    "interacted_entities": (_ISOS, lambda v: [ISOCode(c) for c in v]),
-    "relations": (_CAMEOS, lambda v: [CAMEOCode(c) for c in v]),
-    "involved_relations": (_CAMEOS, lambda v: [CAMEOCode(c) for c in v]),
-    "entity_role": ({"type": "string", "enum": ["head", "tail", "both"]}, str),
-    "keywords": ({"type": "array", "items": {"type": "string"}}, list),
-    "text_description": ({"type": "string"}, str),
-    "date": (_DATE, Date),
-    "title": ({"type": "string"}, str),
-    "name": ({"type": "string"}, str),
-    "description": ({"type": "string"}, str),
-    "iso_code": (_ISO, ISOCode),
-    "cameo_code": (_CAMEO, CAMEOCode),
+# Sizes a call may not pass, so that no argument makes the environment's work unbounded
+# (a text is ranked term by term, a list becomes an IN clause): far above any real query's.
+_ISOS = {"type": "array", "items": _ISO, "maxItems": 300}
+_CAMEOS = {"type": "array", "items": _CAMEO, "maxItems": 400}
+_TEXT = {"type": "string", "maxLength": 500}
+# Each parameter of the methods: its schema, the MIRAI class its value is (None: plain
+# JSON), and how its JSON becomes the value a method takes.
+_PARAMS: dict[str, tuple[dict, str | None, Any]] = {
+    "date_range": (_RANGE, "DateRange", lambda v: DateRange(*(v.get(k) and Date(v[k])
+                                                              for k in _RANGE["properties"]))),
+    "head_entities": (_ISOS, "ISOCode", lambda v: [ISOCode(c) for c in v]),
+    "tail_entities": (_ISOS, "ISOCode", lambda v: [ISOCode(c) for c in v]),
+    "interacted_entities": (_ISOS, "ISOCode", lambda v: [ISOCode(c) for c in v]),
+    "relations": (_CAMEOS, "CAMEOCode", lambda v: [CAMEOCode(c) for c in v]),
+    "involved_relations": (_CAMEOS, "CAMEOCode", lambda v: [CAMEOCode(c) for c in v]),
+    "entity_role": ({"type": "string", "enum": ["head", "tail", "both"]}, None, str),
+    "keywords": ({"type": "array", "items": {"type": "string", "maxLength": 100},
+                  "maxItems": 20}, None, list),
+    "text_description": ({"type": "string", "maxLength": 1000}, None, str),
+    "date": (_DATE, "Date", Date),
+    "title": (_TEXT, None, str),
+    "name": (_TEXT, None, str),
+    "description": (_TEXT, None, str),
+    "iso_code": (_ISO, "ISOCode", ISOCode),
+    "cameo_code": (_CAMEO, "CAMEOCode", CAMEOCode),
 }  # fmt: skip
 
 
@@ -93,17 +102,90 @@ def _summary(method) -> str:
     return " ".join(inspect.getdoc(method).split("\n\n")[0].replace("``", "").split())
 
 
-def call_tool(env: Environment, name: str, arguments: str | dict) -> Any:
+def call_tool(
+    env: Environment, name: str, arguments: str | dict, deadline_s: float | None = None
+) -> Any:
     """Run the tool call ``name(arguments)`` (JSON text or a dict) on ``env``; the result as
-    JSON-ready values. An unknown tool or argument is a ValueError, as a bad value is."""
+    JSON-ready values. Whatever a model sends is a ValueError with MIRAI's wording where it
+    is wrong (an unknown tool or argument, a value of the wrong type or size), never another
+    exception; past ``deadline_s`` the environment's query is interrupted and the call is a
+    ValueError too."""
     if name not in TOOLS:
         raise ValueError(f"unknown tool {name!r}")
-    args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
-    allowed = list(inspect.signature(getattr(Environment, name)).parameters)[1:]
-    if unknown := sorted(set(args) - set(allowed)):
-        raise ValueError(f"{name} takes no argument {', '.join(unknown)}")
-    values = {k: None if v is None else _PARAMS[k][1](v) for k, v in args.items()}
-    return _plain(getattr(env, name)(**values))
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except (ValueError, RecursionError):
+            raise ValueError(f"the arguments of {name} are not JSON") from None
+    if not isinstance(arguments, dict):
+        raise ValueError(f"the arguments of {name} are not an object")
+    params = list(inspect.signature(getattr(Environment, name)).parameters.values())[1:]
+    if unknown := sorted(set(arguments) - {p.name for p in params}):
+        raise ValueError(f"{name} takes no argument {', '.join(map(str, unknown))}"[:300])
+    needed = [p.name for p in params if p.default is inspect.Parameter.empty]
+    if missing := [p for p in needed if p not in arguments]:
+        raise ValueError(f"{name}() missing required argument: {', '.join(missing)}")
+    for key, value in arguments.items():
+        if value is not None:
+            _check(key, value)
+    values = {k: None if v is None else _PARAMS[k][2](v) for k, v in arguments.items()}
+    timer = threading.Timer(deadline_s, env.interrupt) if deadline_s else None
+    started = time.monotonic()
+    try:
+        if timer:
+            timer.start()
+        value = getattr(env, name)(**values)
+    except duckdb.InterruptException:
+        raise ValueError(f"{name} ran past its {deadline_s:g} s and was stopped") from None
+    finally:
+        if timer:
+            timer.cancel()
+    if deadline_s and time.monotonic() - started > deadline_s:
+        raise ValueError(f"{name} ran past its {deadline_s:g} s")
+    return _plain(value)
+
+
+def _check(key: str, value: Any) -> None:
+    """The JSON value's type and size against the parameter's schema, in MIRAI's words
+    (``api_implementation.py``: "Input 'date_range' must be a DateRange object, but
+    received type <class 'str'>")."""
+    schema, kind, _ = _PARAMS[key]
+    wanted = schema["type"]
+    if wanted == "object":
+        if not isinstance(value, dict):
+            raise ValueError(
+                f"Input '{key}' must be a {kind} object, but received type {type(value)}"
+            )
+        if unknown := sorted(set(value) - set(schema["properties"]), key=str):
+            raise ValueError(f"DateRange takes start_date and end_date, not {unknown[0]}"[:200])
+        for part, date in value.items():
+            if not isinstance(date, str | None):
+                raise ValueError(f"Attribute '{part}' of class DateRange must be a Date object, "
+                                 f"but received type {type(date)}")  # fmt: skip
+        return
+    if wanted == "array":
+        if not isinstance(value, list):
+            raise ValueError(f"Input '{key}' must be a list, but received type {type(value)}")
+        if len(value) > schema["maxItems"]:
+            raise ValueError(f"Input '{key}' holds {len(value):,} items, more than the "
+                             f"{schema['maxItems']} a call takes")  # fmt: skip
+        for item in value:
+            _string(key, item, schema["items"], kind, of_list=True)
+        return
+    _string(key, value, schema, kind)
+
+
+def _string(key: str, value: Any, schema: dict, kind: str | None, of_list: bool = False) -> None:
+    if not isinstance(value, str):
+        what = (
+            f"a list of {kind} objects"
+            if of_list and kind
+            else ("a list of strings" if of_list else f"a {kind} object" if kind else "a string")
+        )
+        raise ValueError(f"Input '{key}' must be {what}, but received type {type(value)}")
+    if len(value) > schema.get("maxLength", len(value)):
+        raise ValueError(f"Input '{key}' is {len(value):,} characters long, more than the "
+                         f"{schema['maxLength']:,} a call takes")  # fmt: skip
 
 
 def _plain(value: Any) -> Any:

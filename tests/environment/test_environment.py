@@ -5,6 +5,7 @@ cutoff against a planted future, the look-ups, the checks and the tool schemas."
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from datetime import date, timedelta
 
 import duckdb
@@ -201,3 +202,53 @@ def test_tool_schemas_validate_and_round_trip_a_call(env):
     assert browse["function"]["parameters"]["required"] == ["date", "title"]
     with pytest.raises(ValueError, match="takes no argument cutoff"):
         call_tool(env, "get_events", {"cutoff": "2030-01-01"})
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "message"),
+    [
+        ("count_events", {"date_range": "2025-08-01"},
+         "Input 'date_range' must be a DateRange object, but received type <class 'str'>"),
+        ("count_events", {"date_range": {"start_date": 20250801}},
+         "Attribute 'start_date' of class DateRange must be a Date object, but received type "
+         "<class 'int'>"),
+        ("count_events", {"date_range": {"from": "2025-08-01"}},
+         "DateRange takes start_date and end_date, not from"),
+        ("get_events", {"head_entities": "USA"},
+         "Input 'head_entities' must be a list, but received type <class 'str'>"),
+        ("get_events", {"relations": [4]},
+         "Input 'relations' must be a list of CAMEOCode objects, but received type <class 'int'>"),
+        ("get_events", {"head_entities": ["USA"] * 301}, "Input 'head_entities' holds 301 items"),
+        ("get_news_articles", {"keywords": [["trade"]]},
+         "Input 'keywords' must be a list of strings, but received type <class 'list'>"),
+        ("get_news_articles", {"text_description": "x " * 450_000},
+         "Input 'text_description' is 900,000 characters long, more than the 1,000"),
+        ("browse_news_article", {"date": "2025-08-01"},
+         "browse_news_article() missing required argument: title"),
+        ("map_iso_to_country_name", {"iso_code": {"code": "USA"}},
+         "Input 'iso_code' must be a ISOCode object, but received type <class 'dict'>"),
+        ("count_events", "[1, 2]", "the arguments of count_events are not an object"),
+        ("count_events", "[" * 200_000, "the arguments of count_events are not JSON"),
+    ],
+)  # fmt: skip
+def test_a_call_of_the_wrong_types_is_a_value_error_in_mirais_words(env, name, arguments, message):
+    with pytest.raises(ValueError) as raised:
+        call_tool(env, name, arguments)
+    assert str(raised.value).startswith(message)
+
+
+def test_no_json_value_in_any_argument_raises_anything_but_a_value_error(env):
+    values = [None, 1, 2.5, True, "", "x" * 5000, "2025-08-01", [], [1], [[]], ["USA"] * 500,
+              {}, {"start_date": []}, {"end_date": "2025-13-45"}]  # fmt: skip
+    for tool in tool_schemas():
+        name, params = tool["function"]["name"], tool["function"]["parameters"]["properties"]
+        for param in params:
+            for value in values:
+                with suppress(ValueError):
+                    call_tool(env, name, {param: value})
+
+
+def test_a_call_past_its_deadline_is_a_value_error_and_the_next_call_works(env):
+    with pytest.raises(ValueError, match="get_events ran past its 1e-09 s"):
+        call_tool(env, "get_events", {}, deadline_s=1e-9)
+    assert call_tool(env, "count_events", {}, deadline_s=10) == env.count_events()
