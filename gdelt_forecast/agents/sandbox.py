@@ -135,6 +135,7 @@ class Sandbox:
     _lifeline: int = -1
     _buffer: bytes = b""
     _seq: int = 0
+    _checked: float = 0.0  # when its CPU time and disk were last looked at
 
     def __enter__(self) -> Sandbox:
         return self
@@ -263,12 +264,16 @@ class Sandbox:
             while b"\n" not in self._buffer:
                 if len(self._buffer) > limit:
                     raise _Broken("it sent more than any answer holds")
-                left = deadline - time.monotonic()
-                if left <= 0:
+                now = time.monotonic()
+                if now >= deadline:
                     raise _Broken(f"the action ran past its {self.limits.wall_s:g} s")
-                if not sel.select(min(left, _POLL_S)):
+                if now >= self._checked + _POLL_S:  # also while it sends message after message
+                    self._checked = now
                     if self._cpu_s() > cpu_limit:
                         raise _Broken(f"the action used more than {self.limits.cpu_s} CPU s")
+                    if self._disk_mb() > self.limits.disk_mb:
+                        raise _Broken(f"its files hold more than {self.limits.disk_mb} MB")
+                if not sel.select(min(deadline - now, _POLL_S)):
                     continue
                 chunk = os.read(self._from, 1 << 16)
                 if not chunk:
@@ -290,6 +295,17 @@ class Sandbox:
         except OSError:
             return 0.0
         return (int(fields[11]) + int(fields[12])) / _TICKS
+
+    def _disk_mb(self) -> float:
+        """What its folder holds, where no tmpfs of its own bounds it (no private root)."""
+        if "private-root" in self.layers or not self._folder:
+            return 0.0
+        total = 0
+        for folder, _, names in os.walk(self._folder):
+            for name in names:
+                with suppress(OSError):
+                    total += os.lstat(os.path.join(folder, name)).st_blocks * 512
+        return total / (1 << 20)
 
     def _exit_reason(self) -> str:
         try:

@@ -42,7 +42,9 @@ _libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
 
 def _check(result: int, what: str) -> None:
     if result != 0:
-        err = ctypes.get_errno()
+        # Read and cleared: ctypes keeps one errno for every library, and the landlock
+        # package takes one left over as its own call's failure.
+        err = ctypes.set_errno(0)
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
@@ -80,8 +82,8 @@ def drop_bounding_set(last_cap: int) -> None:
     """No capability can come back (while CAP_SETPCAP still allows the drop; without it,
     unprivileged, there is none to drop)."""
     for cap in range(last_cap + 1):
-        if _libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() != 1:
-            _check(-1, f"prctl(PR_CAPBSET_DROP, {cap})")
+        if _libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.set_errno(0) != 1:
+            raise OSError(f"prctl(PR_CAPBSET_DROP, {cap}) failed")
 
 
 def clear_capabilities() -> None:

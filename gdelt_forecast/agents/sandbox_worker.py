@@ -98,12 +98,15 @@ def _lock_in(setup: dict, lifeline: int, channel: tuple[int, int]) -> tuple[list
     if spaces:
         layers.append("namespaces" if spaces & sandbox_os.CLONE_NEWPID else "namespaces-no-pid")
         pid = _pid_namespace(lifeline, channel)
-        _new_root(folder, setup)
-        layers.append("private-root")
+        try:
+            _new_root(folder, setup)
+            layers.append("private-root")
+        except OSError as exc:  # a user namespace without mounts (AppArmor's restriction)
+            print(f"no private root: {exc}", file=sys.stderr)
     os.close(lifeline)
     os.chdir(folder)
     sandbox_os.drop_bounding_set(last_cap)
-    if spaces and not spaces & sandbox_os.CLONE_NEWUSER and os.geteuid() == 0:
+    if "private-root" in layers and not spaces & sandbox_os.CLONE_NEWUSER and os.geteuid() == 0:
         os.setgroups([])  # a real root becomes the sandbox's own user: no capability left
         os.setresgid(setup["gid"], setup["gid"], setup["gid"])
         os.setresuid(setup["uid"], setup["uid"], setup["uid"])

@@ -44,7 +44,7 @@ PRE = (
     "            out.append(e.errno)\n"
     "    print(out)\n"
 )
-EPERM, ENOENT, EROFS, ENOSYS = 1, 2, 30, 38
+EPERM, ENOENT, EACCES, EROFS, ENOSYS = 1, 2, 13, 30, 38
 # x86_64 numbers of calls the allow-list refuses, with arguments that would do harm if it
 # let them through ({victim} and {harness} are other processes' pids).
 SYSCALLS = {
@@ -99,7 +99,9 @@ ATTACKS = [
      "      lambda: os.chmod('.', 0o777), lambda: os.utime('x', (0, 0)),\n"
      "      lambda: os.setxattr('x', 'user.x', b'1'), lambda: os.chown('x', 0, 0),\n"
      "      lambda: os.chmod('/', 0o777), lambda: os.mkdir('/new'))",
-     lambda out: out == f"{[EPERM] * 5 + [ENOENT] * 2 + [EPERM] * 5 + [EROFS]}\n"),
+     {True: lambda out: out == f"{[EPERM] * 5 + [ENOENT] * 2 + [EPERM] * 5 + [EROFS]}\n",
+      # Without a root of its own it sees what is outside (Landlock does not cover stat).
+      False: lambda out: out == f"{[EPERM] * 5 + ['allowed'] * 2 + [EPERM] * 5 + [EACCES]}\n"}),
     ("other processes", PRE + "tried(lambda: os.setpriority(os.PRIO_PROCESS, {victim}, 19),\n"
      "      lambda: os.sched_setaffinity({victim}, {{0}}),\n"
      "      lambda: os.sched_setscheduler({victim}, os.SCHED_IDLE, os.sched_param(0)),\n"
@@ -112,8 +114,8 @@ ATTACKS = [
      "    refused[name] = 'allowed' if ok else ctypes.get_errno()\n"
      "refused['clone3'] = libc.syscall(435, 0, 0) >= 0 or ctypes.get_errno()\n"
      "refused['getpid'] = libc.syscall(39)\nprint(refused)",
-     lambda out: json.loads(out.replace("'", '"'))
-     == {**dict.fromkeys(SYSCALLS, EPERM), "clone3": ENOSYS, "getpid": 1}),
+     lambda out: {**json.loads(out.replace("'", '"')), "getpid": 0}
+     == {**dict.fromkeys(SYSCALLS, EPERM), "clone3": ENOSYS, "getpid": 0}),
     ("limits", PRE + "out = {{}}\n"
      "try:\n    os.memfd_create('m')\nexcept OSError as e:\n    out['memfd'] = e.errno\n"
      "try:\n    os.pipe()\nexcept OSError as e:\n    out['pipe'] = e.errno\n"
@@ -129,7 +131,7 @@ ATTACKS = [
      "        for _ in range(4):\n            written += os.write(fd, b'x' * (1 << 20))\n"
      "        os.close(fd)\nexcept OSError as e:\n    out['disk'] = (e.errno, written)\n"
      "try:\n    bytearray(3 * 1024 ** 3)\nexcept MemoryError:\n    out['memory'] = 'refused'\n"
-     "print(out)", "limits"),
+     "print(out)", {True: "limits", False: "killed"}),  # by the harness's watch on its folder
     ("unbounded work", "print(get_news_articles(text_description='x ' * 450000))",
      "ValueError: Input 'text_description' is 900,000 characters long"),
     ("a long list", "print(get_events(head_entities=[ISOCode('USA')] * 5000))",
@@ -154,7 +156,12 @@ def _modes() -> list:
         shutil.which("unshare") and subprocess.run([*userns, "true"]).returncode == 0
     )
     unusable = pytest.mark.skipif(not usable, reason="no user namespaces")
-    return [root, pytest.param(userns, id="unprivileged", marks=unusable)]
+    # As in a container whose seccomp profile refuses unshare: the layers without namespaces.
+    blocked = [sys.executable, "-c", "import errno, os, sys, pyseccomp as s\n"
+               "f = s.SyscallFilter(s.ALLOW)\nf.add_rule(s.ERRNO(errno.EPERM), 'unshare')\n"
+               "f.load()\nos.execv(sys.argv[1], sys.argv[1:])"]  # fmt: skip
+    return [root, pytest.param(userns, id="unprivileged", marks=unusable),
+            pytest.param(blocked, id="no-namespaces")]  # fmt: skip
 
 
 @pytest.fixture
@@ -251,14 +258,18 @@ def test_no_attack_stops_the_run_or_reaches_outside(
     summary = json.loads(out)
     assert {k: n for k, n in summary["end_states"].items() if n} == {"Final Answer": 2}
     steps = pq.read_table(Path(summary["path"]) / "steps.parquet").to_pylist()
+    meta = json.loads((Path(summary["path"]) / "run.json").read_text())
+    layers = set(meta["sandbox_layers"])
+    private = "private-root" in layers
+    assert private == (prefix[:1] != [sys.executable])
     for query in (USA_RUS, CHN_USA):
         mine = sorted((s for s in steps if s["query_id"] == query), key=lambda s: s["step"])
         assert len(mine) == len(ATTACKS) + 1
         for (name, _, want), step in zip(ATTACKS, mine, strict=False):
-            _expect(name, want, step)
-    meta = json.loads((Path(summary["path"]) / "run.json").read_text())
-    assert {"namespaces", "private-root", "seccomp-allow-list"} <= set(meta["sandbox_layers"])
-    assert ("unprivileged-user" in meta["sandbox_layers"]) == (not prefix and os.geteuid() == 0)
+            _expect(name, want[private] if isinstance(want, dict) else want, step)
+    assert {"no-capabilities", "landlock", "seccomp-allow-list"} <= layers
+    assert ("namespaces" in layers) == private
+    assert ("unprivileged-user" in layers) == (not prefix and os.geteuid() == 0)
     assert _state(outside) == files and outside.read_text() == "keep me"
     assert copy.stat().st_mode == release_mode
     assert _ipc() == ipc and _sandbox_folders() == folders
