@@ -1,43 +1,74 @@
 """Model-written code (the ``run_code`` action) run where it can reach the data only through
-the environment of its query's cutoff.
+the environment of its query's cutoff, and nothing else: not the harness, not another
+process, not a file outside, not more of the machine than its limits.
 
-Threat model. The code is hostile: it may try to read the release or any other file (the
-answers are in there), reach the network or another process, start programs, exhaust the
-machine, or ask the environment for rows on or after the cutoff. What holds it:
+Threat model. The code is hostile and determined: whatever the import allow-list says, it
+reaches any module (``get_events.__globals__['__builtins__']['__import__']``), the C library
+(ctypes) and any system call, and it may run as root's child on a machine where the CLI runs
+as root (CI does). Each attack class, and what stops it:
 
-- **A separate process** (:mod:`gdelt_forecast.agents.sandbox_worker`) per agent run, with
-  an empty environment, started in a private empty temporary folder. The environment object
-  (release folder, DuckDB connection, cutoff) exists only in this process: the sandbox gets
-  MIRAI's functions as stubs that send a call as JSON down a pipe and rebuild the typed
-  values that come back (:mod:`gdelt_forecast.agents.sandbox_api`); this side runs the
-  call with :func:`gdelt_forecast.environment.call_tool` on the environment opened at the
-  cutoff, which clamps every date range to it.
-- **Landlock** (the kernel's unprivileged file-system sandbox, through the ``landlock``
-  package): read and execute only under the Python installation's library folders,
-  everything in its own folder, nothing elsewhere, so ``/etc/passwd``, the data root and
-  the release are refused (EACCES) however the path is reached.
-- **seccomp** (through ``pyseccomp`` over libseccomp): ``execve``, ``fork``/``vfork``,
-  ``clone`` other than for a thread, ``socket`` and the rest of the network calls,
-  signals to any process, ``ptrace``, setting resource limits, mounts, namespaces, kernel
-  modules and the like return EPERM, so no program starts, no connection opens (127.0.0.1
-  included), no process forks, and a process that runs as root (the Python installation
-  may live under ``/root``, so it keeps its user) cannot raise its own limits.
-- **Resource limits**: address space (an allocation past it is a MemoryError), file size,
-  no core files, no new processes. This side watches each action's wall time and the
-  process's CPU time (``/proc/<pid>/stat``, threads included) and kills the process when
-  either overruns (an endless loop in C code included), starting a fresh one for the next
-  action; printed output is cut inside the sandbox, and a message from it longer than any
-  answer is treated as an attack and kills it.
-- **An import allow-list** for clear errors (``import os`` fails at once); it is not relied
-  on, since a module's attributes lead to others (``().__class__.__mro__`` and friends):
-  whatever they reach is still under the three layers above.
+- **Reading the answers** (the release, the data root, any file): a root of its own. The
+  worker (:mod:`gdelt_forecast.agents.sandbox_worker`) enters new mount, PID, IPC, UTS and
+  network namespaces and pivots into a read-only tmpfs holding only the Python
+  installation's library folders and this package (read-only bind mounts), ``/dev/null``,
+  and its private folder: nothing else exists there to be opened, listed or stat'ed.
+  Landlock (through the ``landlock`` package) allows reading only those folders again. The
+  environment (release, DuckDB connection, cutoff) exists only in the harness: the code
+  gets MIRAI's functions as stubs that send each call down a pipe
+  (:mod:`gdelt_forecast.agents.sandbox_api`), run here by
+  :func:`gdelt_forecast.environment.call_tool` on the environment opened at the cutoff.
+- **Privilege**: none. A root harness's worker switches to its own uid and gid
+  (``sandbox.uid``, nobody) after building its root; an unprivileged harness's worker
+  builds it in a user namespace that maps only its own ids. Then every capability is
+  dropped (bounding, ambient, effective, permitted) and ``no_new_privs`` is set.
+- **System calls**: an allow-list (:mod:`gdelt_forecast.agents.sandbox_filter`, seccomp
+  through ``pyseccomp``) of what the interpreter and the allowed libraries need; everything
+  else is EPERM, so no process, thread or program starts, no socket opens, and no call
+  reaches another process or the kernel's administration.
+- **Killing, hanging or crashing the harness**: signals to any process are refused (kill,
+  fcntl's F_SETOWN/F_SETSIG, pidfd), and other processes are not in its PID namespace. The
+  protocol is its own: newline-delimited JSON on two pipes of its own (not stdout), each
+  message at most the output limit long, parsed and validated by pydantic (a nested
+  bracket line or a wrong type is a ValidationError), numbered with its action so that a
+  forged or left-over message cannot pass for another action's; anything else kills the
+  worker and ends that action with an error observation, and the next action starts a
+  fresh one. This side writes without blocking and reads with the action's deadline, and
+  caps an action's calls (``sandbox.calls``). An API call of the wrong types or sizes is a
+  ValueError in MIRAI's words from ``call_tool``, and any exception a call raises is the
+  call's error observation, never the harness's.
+- **Files outside, changed**: not there to be named (the private root), and chmod, chown,
+  utime, setxattr and the rest are not on the allow-list, also for its own files.
+- **Other processes blocked or starved**: fanotify, inotify, SysV and POSIX IPC, memfd,
+  pipes, scheduling and priority calls, adjtimex, sethostname, klogctl: off the list.
+- **Exhausting the machine**: address space (``memory_mb``, which memfd and pipes, refused,
+  cannot sidestep), one file's size (``file_mb``) and all files' (``disk_mb``, the size of
+  the private folder's tmpfs), ``files`` descriptors, one thread, no processes; this side
+  kills the worker when an action passes its wall time or its CPU seconds (threads and C
+  loops included), and the worker's RLIMIT_CPU is a backstop. Output is cut inside.
+- **The harness's own work**: call arguments have size limits (in the tool schemas), and
+  each call has a deadline (``agents.call_s``) past which DuckDB is interrupted and the call
+  is an error.
+- **Leftovers**: the private folder is a tmpfs of the worker's mount namespace, IPC objects
+  cannot be made, and the worker is killed with its process group at the end. When the
+  harness itself is killed, the worker's watcher (outside its PID namespace, holding the
+  end of a pipe only the harness writes) kills it, and the next start removes the empty
+  folders of harnesses that are gone.
 
-Not prevented: the code reads the Python installation (public code, no data), uses its
-CPU and memory up to the limits, sees the process's own memory (the API's answers so far,
-which it was given anyway), changes the scheduling priority of processes (a root process
-may), and a kernel bug in Landlock or seccomp. The layers need Linux
-with Landlock (5.13+) and libseccomp; where either is missing the sandbox refuses to start
-and says which.
+Where the platform refuses namespaces (a container's seccomp profile, AppArmor's
+restriction of user namespaces), the worker says so in its layers (run.json's
+``sandbox_layers``) and goes on with the rest: no capabilities, rlimits, Landlock and the
+allow-list still hold, so files outside still cannot be read or changed and other processes
+not reached; but it runs under the harness's uid (as root: root without capabilities),
+sees the names, sizes and times of files outside (Landlock does not cover stat), writes its
+folder on the real disk (the harness kills it when the folder passes ``disk_mb``, checked
+five times a second), and a worker whose harness was killed ends only when its CPU
+backstop runs out. The tests run every attack as root, as an unprivileged user and with
+namespaces refused (tests/agents/test_attacks.py).
+
+Not prevented: the code reads the Python installation (public code, no data), uses its CPU
+and memory up to the limits, sees its own process's memory (the API's answers so far, which
+it was given anyway), and a kernel bug. Linux with Landlock (5.13+) and libseccomp is
+needed; where either is missing the sandbox refuses to start and says which.
 """
 
 from __future__ import annotations

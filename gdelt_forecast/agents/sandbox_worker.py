@@ -2,12 +2,14 @@
 variables of earlier actions kept (as MIRAI's agents keep theirs). Started by
 :class:`gdelt_forecast.agents.sandbox.Sandbox`, never by hand; the threat model is there.
 
-It speaks newline-delimited JSON on two pipes (their fds are its arguments) and locks
-itself in before it reads the first action: resource limits set, the file system closed by
-Landlock but for the Python installation (read) and its private folder (read and write),
-and system calls that reach other processes, the network or new programs refused by a
-seccomp filter. What the code may import is an allow-list checked by the ``__import__`` of
-its builtins; that is for clear errors, not the wall.
+Its arguments are three fds: the pipe it reads, the pipe it writes (newline-delimited JSON,
+each message numbered with its action) and the harness's lifeline. It locks itself in
+before it reads the first action, in this order: namespaces (and a fork: the child is PID
+1 of the new PID namespace, the parent stays outside to watch the lifeline), a private
+read-only root, its own uid where the harness is root, no capabilities, no_new_privs,
+resource limits, Landlock, the seccomp allow-list. What the code may import is an
+allow-list checked by the ``__import__`` of its builtins; that is for clear errors, not the
+wall.
 """
 
 from __future__ import annotations
