@@ -98,7 +98,7 @@ def _lock_in(setup: dict, lifeline: int, channel: tuple[int, int]) -> tuple[list
     last_cap = sandbox_os.last_capability()
     spaces = _namespaces()
     if spaces:
-        layers.append("namespaces" if spaces & sandbox_os.CLONE_NEWPID else "namespaces-no-pid")
+        layers.append("namespaces")
         pid = _pid_namespace(lifeline, channel)
         try:
             _new_root(folder, setup)
@@ -158,7 +158,7 @@ def _pid_namespace(lifeline: int, channel: tuple[int, int]) -> int:
     child = os.fork()
     if child == 0:
         sandbox_os.die_with_parent(signal.SIGKILL)
-        with open("/proc/self/status", encoding="ascii") as status:  # the outer /proc still
+        with open("/proc/self/status", encoding="ascii") as status:  # the harness's /proc
             line = next(x for x in status if x.startswith("NSpid:"))
         return int(line.split()[1])
     for fd in channel:
