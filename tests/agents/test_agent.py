@@ -169,6 +169,32 @@ def unsure(s, o, m, t):  # a reply with neither a call nor an answer
     return {"content": f"I am not sure ({t})."}
 
 
+def test_a_function_call_of_the_wrong_types_is_an_invalid_action_not_a_crash(
+    server, release, tmp_path
+):
+    bad = [("count_events", {"date_range": "2025-08-01"}), ("get_events", {"relations": 4}),
+           ("browse_news_article", {"date": "2025-08-01"}),
+           ("get_news_articles", {"text_description": "x " * 450_000})]  # fmt: skip
+
+    def turns(subject, obj, messages, turn):
+        return call(*bad[turn], turn) if turn < len(bad) else final({"02": ["020"]})
+
+    server.player = play(turns)
+    cfg = llm_config(server, tmp_path, "agents.max_invalid=10")
+    summary = run_agents(cfg, str(release), "subset", "function", "all")
+    assert summary.end_states["Final Answer"] == 2
+    steps = pq.read_table(Path(summary.path) / "steps.parquet").to_pylist()
+    errors = [s["error"] for s in steps if s["query_id"] == USA_RUS][: len(bad)]
+    assert errors == [
+        "ValueError: Input 'date_range' must be a DateRange object, but received type "
+        "<class 'str'>",
+        "ValueError: Input 'relations' must be a list, but received type <class 'int'>",
+        "ValueError: browse_news_article() missing required argument: title",
+        "ValueError: Input 'text_description' is 900,000 characters long, more than the 1,000 "
+        "a call takes",
+    ]
+
+
 @pytest.mark.parametrize(
     ("turns", "overrides", "state", "steps"),
     [
