@@ -85,11 +85,11 @@ ATTACKS = [
      lambda out: out == f"{[EPERM] * 5}\n"),
     ("hang the harness", PRE + "for i in range(20000):\n"
      "    SEND({{'op': 'call', 'name': 'count_events', 'arguments': {{}}}})", "killed"),
-    ("forge a list", PRE + "os.write(PROTOCOL, b'[1, 2]\\n')\nI('time').sleep(3)", "killed"),
-    ("forge nesting", PRE + "os.write(PROTOCOL, b'[' * 200000 + b'\\n')\nI('time').sleep(3)",
+    ("forge a list", PRE + "os.write(PROTOCOL, b'[1, 2]\\n')", "killed"),
+    ("forge nesting", PRE + "os.write(PROTOCOL, b'[' * 200000 + b'\\n')",
      "killed"),
     ("forge a done", PRE + "os.write(PROTOCOL, b'{{\"op\": \"done\", \"seq\": 0, \"output\": "
-     "\"\", \"error\": null, \"dropped\": \"x\"}}\\n')\nI('time').sleep(3)", "killed"),
+     "\"\", \"error\": null, \"dropped\": \"x\"}}\\n')", "killed"),
     ("forge a call", PRE + "SEND({{'op': 'call', 'name': 'exec', 'arguments': {{'x': 1}}}})\n"
      "print(get_events.__globals__['_receive']())", lambda out: "not among" in out),
     ("files outside", PRE + "tried(lambda: os.chmod({outside!r}, 0),\n"
