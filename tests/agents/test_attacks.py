@@ -178,6 +178,15 @@ def victim():
 
 
 @pytest.fixture
+def shared():
+    """A folder the harness may write as any user (tmp_path's parents are root's alone)."""
+    folder = Path(tempfile.mkdtemp(prefix="attack-", dir="/tmp"))
+    os.chmod(folder, 0o777)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
 def outside(tmp_path):
     path = tmp_path / "outside.txt"
     path.write_text("keep me")
@@ -216,12 +225,10 @@ class _Opener(threading.Thread):
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="the attacks use x86_64 numbers")
 @pytest.mark.parametrize("prefix", _modes())
 def test_no_attack_stops_the_run_or_reaches_outside(
-    prefix, server, release, tmp_path, victim, outside
+    prefix, server, release, shared, victim, outside
 ):
-    shared = Path(tempfile.mkdtemp(prefix="attack-", dir="/tmp"))  # the harness user may write
     copy = shared / "release"
     shutil.copytree(release, copy)
-    os.chmod(shared, 0o777)
     pids = {}
 
     def turns(subject, obj, messages, turn):
@@ -274,7 +281,6 @@ def test_no_attack_stops_the_run_or_reaches_outside(
     assert copy.stat().st_mode == release_mode
     assert _ipc() == ipc and _sandbox_folders() == folders
     assert opener.slowest < 1.0
-    shutil.rmtree(shared)
 
 
 def _expect(name: str, want, step: dict) -> None:
