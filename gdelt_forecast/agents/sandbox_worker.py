@@ -299,7 +299,8 @@ def main() -> None:
     scope.update(sandbox_api.namespace(setup["apis"]))
     channel.send({"op": "ready", "layers": layers, "modules": available, "pid": pid})
     while True:
-        channel.wait_s, request = None, channel.receive()
+        channel.wait_s = None  # the model may think for minutes between two actions
+        request = channel.receive()
         channel.seq, channel.wait_s = request["seq"], setup["wall_s"]
         channel.send(_run(request["code"], scope, setup["output_chars"]))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -200,3 +201,12 @@ def test_the_allowed_libraries_import_inside(sandbox):
     here = [m for m in wanted if __import__("importlib").util.find_spec(m.split(".")[0])]
     outcome = sandbox.run(f"import {', '.join(here)}\nprint('imported')")
     assert (outcome.output, outcome.error) == ("imported\n", None)
+
+
+def test_a_pause_between_actions_longer_than_the_wall_keeps_the_variables():
+    # The model may think for minutes between two actions; only an action has a wall time.
+    with Sandbox(SandboxConfig(wall_s=1, cpu_s=1), lambda n, a: None, {}) as box:
+        assert box.run("kept = 41").error is None
+        time.sleep(1.5)
+        outcome = box.run("kept + 1")
+        assert (outcome.output, outcome.error, outcome.killed) == ("42\n", None, None)
