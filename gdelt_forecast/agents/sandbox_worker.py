@@ -95,13 +95,14 @@ def _lock_in(setup: dict, lifeline: int, channel: tuple[int, int]) -> tuple[list
     import pyseccomp  # imports ctypes.util, which the lock would no longer let it read
 
     folder, layers, pid = setup["folder"], ["process"], os.getpid()
+    readable = _readable()
     last_cap = sandbox_os.last_capability()
     spaces = _namespaces()
     if spaces:
         layers.append("namespaces")
         pid = _pid_namespace(lifeline, channel)
         try:
-            _new_root(folder, setup)
+            _new_root(folder, setup, readable)
             layers.append("private-root")
         except OSError as exc:  # a user namespace without mounts (AppArmor's restriction)
             print(f"no private root: {exc}", file=sys.stderr)
@@ -118,7 +119,7 @@ def _lock_in(setup: dict, lifeline: int, channel: tuple[int, int]) -> tuple[list
     layers.append("no-capabilities")
     _limits(setup)
     layers.append("rlimits")
-    _landlock(folder)
+    _landlock(folder, readable)
     layers.append("landlock")
     sandbox_filter.install(pyseccomp)
     layers.append("seccomp-allow-list")
@@ -170,7 +171,7 @@ def _pid_namespace(lifeline: int, channel: tuple[int, int]) -> int:
     os._exit(128 - code if code < 0 else code)
 
 
-def _new_root(folder: str, setup: dict) -> None:
+def _new_root(folder: str, setup: dict, readable: list[str]) -> None:
     """A new root, a small read-only tmpfs holding only the Python installation (bind
     mounts, read-only) and /dev/null, with the private folder at its own path: a tmpfs of
     ``disk_mb`` in all, the one writable place. The old root is detached: the release, the
@@ -178,7 +179,7 @@ def _new_root(folder: str, setup: dict) -> None:
     sandbox_os.mount(None, "/", None, sandbox_os.MS_REC | sandbox_os.MS_PRIVATE)
     safe = sandbox_os.MS_NOSUID | sandbox_os.MS_NODEV
     sandbox_os.mount("sandbox-root", folder, "tmpfs", safe, "size=1m,mode=0755")
-    for path in _readable():
+    for path in readable:
         target = folder + path
         os.makedirs(target, exist_ok=True)
         sandbox_os.mount(path, target, None, sandbox_os.MS_BIND | sandbox_os.MS_REC)
@@ -241,12 +242,12 @@ def _limits(setup: dict) -> None:
         resource.setrlimit(limit, (value, value))
 
 
-def _landlock(folder: str) -> None:
+def _landlock(folder: str, readable: list[str]) -> None:
     from landlock import FSAccess, Ruleset
 
     read = FSAccess.READ_FILE | FSAccess.READ_DIR | FSAccess.EXECUTE
     ruleset = Ruleset()
-    ruleset.allow(*_readable(), rules=read)
+    ruleset.allow(*readable, rules=read)
     ruleset.allow(folder)  # everything, in its own folder
     ruleset.allow("/dev/null", rules=FSAccess.READ_FILE | FSAccess.WRITE_FILE)
     ruleset.apply()

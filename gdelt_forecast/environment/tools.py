@@ -170,18 +170,14 @@ def _check(key: str, value: Any) -> None:
             raise ValueError(f"Input '{key}' holds {len(value):,} items, more than the "
                              f"{schema['maxItems']} a call takes")  # fmt: skip
         for item in value:
-            _string(key, item, schema["items"], kind, of_list=True)
+            what = f"a list of {kind} objects" if kind else "a list of strings"
+            _string(key, item, schema["items"], what)
         return
-    _string(key, value, schema, kind)
+    _string(key, value, schema, f"a {kind} object" if kind else "a string")
 
 
-def _string(key: str, value: Any, schema: dict, kind: str | None, of_list: bool = False) -> None:
+def _string(key: str, value: Any, schema: dict, what: str) -> None:
     if not isinstance(value, str):
-        what = (
-            f"a list of {kind} objects"
-            if of_list and kind
-            else ("a list of strings" if of_list else f"a {kind} object" if kind else "a string")
-        )
         raise ValueError(f"Input '{key}' must be {what}, but received type {type(value)}")
     if len(value) > schema.get("maxLength", len(value)):
         raise ValueError(f"Input '{key}' is {len(value):,} characters long, more than the "
