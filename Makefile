@@ -56,6 +56,8 @@ demo: $(VENV)/.core
 	$(BIN)/gdelt-forecast reasoning --month 2025-08 $(DEMO)
 	$(BIN)/gdelt-forecast release --month 2025-08 $(DEMO)
 	$(BIN)/gdelt-forecast release verify $(DEMO_ROOT)/releases/$$(cat $(DEMO_ROOT)/releases/LATEST)
+	$(BIN)/gdelt-forecast site $(DEMO) --out $(DEMO_ROOT)/site
+	@echo "the demo's site: $(abspath $(DEMO_ROOT))/site/index.html (or python -m http.server -d $(DEMO_ROOT)/site)"
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
@@ -161,6 +163,8 @@ DEMO_LLM_ROOT ?= demo-data-llm
 demo-llm: $(VLLM_VENV)/.ready llm-model
 	$(MAKE) demo DEMO_ROOT=$(DEMO_LLM_ROOT)
 	$(VLLM_BIN)/python demo/llm.py --model $(LLM_MODEL) --data-root $(DEMO_LLM_ROOT)
+	$(BIN)/gdelt-forecast site --config configs/demo.yaml --data-root $(DEMO_LLM_ROOT) \
+		--out $(DEMO_LLM_ROOT)/site
 
 test-vllm: $(VLLM_VENV)/.ready
 	$(VLLM_BIN)/pytest -q tests/vllm

@@ -240,6 +240,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="print a release's agent runs and baselines as MIRAI's Table 2 reads",
     )
     board.add_argument("--release", required=True, help="a release folder or version name")
+    site = stages.add_parser(
+        "site",
+        parents=[common],
+        help="a static site of the data root's releases, leaderboards, records and agent traces",
+        description="Plain files that open from file://, `python -m http.server` or a "
+        "bucket's static hosting; the last site in DIR is replaced whole when the new one is "
+        "built.",
+    )
+    site.add_argument("--out", type=Path, help="the site's folder (default: <data_root>/site)")
+    site.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     air = stages.add_parser("airflow", help="Airflow: `airflow init`, `airflow wait DAG`")
     air_actions = air.add_subparsers(dest="action", required=True, parser_class=_Parser)
@@ -485,6 +495,13 @@ def _leaderboard(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def _site(args: argparse.Namespace, cfg: Config) -> int:
+    from gdelt_forecast.site.build import build_site
+
+    _print(args, build_site(cfg, args.out))
+    return 0
+
+
 def _verify(where: str, cfg: Config) -> int:
     """``release verify``: a folder in place; a release in a bucket from a temporary copy."""
     import tempfile
@@ -521,6 +538,7 @@ STAGES = {
     "baseline": _baseline,
     "agent": _agent,
     "leaderboard": _leaderboard,
+    "site": _site,
     "airflow": _airflow,
 }
 

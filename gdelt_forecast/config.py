@@ -460,6 +460,23 @@ class AgentsConfig(_Section):
     sandbox: SandboxConfig = SandboxConfig()
 
 
+class SiteConfig(_Section):
+    page_size: int = Field(
+        100,
+        ge=10,
+        le=5000,
+        description="Records per page of the site's lists (stories and each task's records); "
+        "a page of a month of real volume stays small enough to open at once.",
+    )
+    files_url: str | None = Field(
+        None,
+        description="Where the releases' folders are served (a bucket's public URL: "
+        "<files_url>/<version>/<file>); null: the site links the data root's own files, "
+        "relative to the site's folder.",
+        pattern=r"^https?://",
+    )
+
+
 class DuckdbConfig(_Section):
     memory_limit: str = Field("3GB", description="DuckDB memory limit; it spills to disk past it.")
     threads: int | None = Field(None, ge=1, description="DuckDB threads (default: all cores).")
@@ -528,6 +545,7 @@ class Config(_Section):
     reasoning: ReasoningConfig = ReasoningConfig()
     baseline: BaselineConfig = BaselineConfig()
     agents: AgentsConfig = AgentsConfig()
+    site: SiteConfig = SiteConfig()
     duckdb: DuckdbConfig = DuckdbConfig()
     storage: StorageConfig = StorageConfig()
 

@@ -2,7 +2,7 @@
 run of the llm baseline (Direct IO, :mod:`gdelt_forecast.baselines.direct`; a re-run
 replaces its row), and ``gdelt-forecast leaderboard``, which prints it as MIRAI's Table 2
 reads: model, action, APIs, then first- and second-level precision, recall and F1 and the
-quad classes' KL divergence, with the release's history and frequency baselines (from its
+binary and quad classes' KL divergence, with the release's history and frequency baselines (from its
 manifest) among them; the llm baseline's rows on OpenForecast's tasks
 (:mod:`gdelt_forecast.tasks.baseline`: ``task``, ``accuracy`` and LRAE's ``f1``) and on
 EV2's reasoning tasks (:mod:`gdelt_forecast.reasoning.baseline`: ``task``, ``accuracy``)
@@ -33,6 +33,7 @@ def add(path: Path, meta: dict) -> None:
     row = {k: meta[k] for k in _RUN} | {"task": "MIRAI"}
     row |= {f"{level}_{m}": scores[level][m] for level in _LEVELS for m in _METRICS}
     row |= {
+        "binary_kl": scores["binary"]["kl"],
         "quad_kl": scores["quad"]["kl"],
         "queries": summary["queries"],
         "prompt_tokens": summary["prompt_tokens"],
@@ -62,15 +63,31 @@ def _store(path: Path, row: dict) -> None:
         write_parquet(pa.Table.from_pylist(rows), path)
 
 
-def render(path: Path, release: str, baselines: dict) -> str:
-    """The leaderboard at ``path`` (if any run has made one) with ``baselines``, a release
-    manifest's ``baselines`` (method -> split -> MIRAI's scores)."""
-    found = pq.read_table(path).to_pylist() if path.exists() else []
-    rows = [r for r in found if r.get("task", "MIRAI") == "MIRAI"] + [
+def read(path: Path) -> list[dict]:
+    """The rows at ``path``; none before a run or baseline has made it."""
+    return pq.read_table(path).to_pylist() if path.exists() else []
+
+
+def mirai_rows(found: list[dict], baselines: dict) -> list[dict]:
+    """The rows on MIRAI's queries: ``found``'s, then ``baselines``, a release manifest's
+    ``baselines`` (method -> split -> MIRAI's scores), as rows of the same columns."""
+    return [r for r in found if r.get("task", "MIRAI") == "MIRAI"] + [
         _baseline_row(method, split, scores)
         for method, splits in baselines.items()
         for split, scores in splits.items()
     ]
+
+
+def task_rows(found: list[dict], tasks: tuple[str, ...]) -> list[dict]:
+    """``found``'s rows on ``tasks`` (OpenForecast's or EV2's), in the tasks' order."""
+    mine = [r for r in found if r.get("task") in tasks]
+    return sorted(mine, key=lambda r: (tasks.index(r["task"]), r["model"]))
+
+
+def render(path: Path, release: str, baselines: dict) -> str:
+    """The leaderboard at ``path`` (if any run has made one) with the release's baselines."""
+    found = read(path)
+    rows = mirai_rows(found, baselines)
     head = (
         f"{'model':<28}{'action':<10}{'apis':<8}{'split':<8}{'k':>3}"
         f"{'1st P':>8}{'1st R':>8}{'1st F1':>8}{'2nd P':>8}{'2nd R':>8}{'2nd F1':>8}{'KL':>8}"
@@ -83,11 +100,11 @@ def render(path: Path, release: str, baselines: dict) -> str:
             f"{r['samples']:>3}{scores}{r['quad_kl']:>8.2f}"
         )
     for title, tasks in (("OpenForecast's", OPENFORECAST), ("EV2's reasoning", REASONING)):
-        mine = [r for r in found if r.get("task") in tasks]
+        mine = task_rows(found, tasks)
         if mine:
             head = f"{'model':<28}{'task':<8}{'acc':>8}{'F1':>8}"
             lines += ["", f"{title} tasks (in %; F1: LRAE's)", head]
-            for r in sorted(mine, key=lambda r: (tasks.index(r["task"]), r["model"])):
+            for r in mine:
                 figures = "".join(_figure(r.get(k)) for k in ("accuracy", "f1"))
                 lines.append(f"{r['model'][:27]:<28}{r['task']:<8}{figures}")
     return "\n".join(lines)
@@ -100,7 +117,9 @@ def _baseline_row(method: str, split: str, scores: dict) -> dict:
         "apis": "-",
         "split": split,
         "samples": "-",
+        "queries": scores["n"],
         **{f"{lv}_{m}": scores[lv][m] for lv in _LEVELS for m in _METRICS},
+        "binary_kl": scores["binary"]["kl"],
         "quad_kl": scores["quad"]["kl"],
     }
 

@@ -1,0 +1,99 @@
+"""The releases of a data root as the site shows them: the index of every release (version,
+month, commit, build date, ``release verify`` status, counts) and each release's page (its card
+rendered, its files with sizes and checksums)."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from gdelt_forecast.release.layout import TABLES
+from gdelt_forecast.release.manifest import MANIFEST
+from gdelt_forecast.release.verify import verify
+from gdelt_forecast.site.render import Pages, markdown
+
+CARD = "README.md"
+COPIED = (CARD, MANIFEST, "croissant.json")  # small enough to travel with the site
+# The index's columns: the tables a consumer asks about first, by the layout's names.
+HEADLINE = ("queries", "subset", "events", "quads", "news", "complex_events", "timelines")
+
+
+@dataclass(frozen=True)
+class Release:
+    folder: Path
+    manifest: dict
+    problems: tuple[str, ...]  # ``release verify``'s findings at the site's build
+    latest: bool
+
+    @property
+    def version(self) -> str:
+        return self.manifest["version"]
+
+    @property
+    def commit(self) -> str:
+        return self.manifest["code_version"].get("git_commit") or "unknown"
+
+    def rows(self) -> dict[str, int]:
+        """Rows per table of the layout, from the manifest's file list."""
+        files = self.manifest["files"]
+        return {
+            t.name: sum(f.get("rows") or 0 for f in files if fnmatch.fnmatch(f["path"], t.glob))
+            for t in TABLES
+        }
+
+    def task_records(self) -> dict[str, int]:
+        """OpenForecast's and EV2's records per task, over their splits."""
+        counts = dict(self.manifest.get("tasks", {}).get("records", {}))
+        return counts | self.manifest.get("reasoning", {}).get("records", {})
+
+
+def find(releases: Path) -> list[Release]:
+    """Every release under ``releases`` (newest version first), each re-verified."""
+    latest = releases / "LATEST"
+    newest = latest.read_text().strip() if latest.is_file() else None
+    found = [
+        Release(folder, json.loads((folder / MANIFEST).read_text(encoding="utf-8")),
+                tuple(verify(folder)), folder.name == newest)
+        for folder in sorted(releases.iterdir(), reverse=True)
+        if (folder / MANIFEST).is_file()
+    ]  # fmt: skip
+    return found
+
+
+def write_index(pages: Pages, releases: list[Release], runs: dict[str, int]) -> None:
+    pages.write("index.html", "releases.html", releases=releases, headline=HEADLINE, runs=runs)
+
+
+def write_release(pages: Pages, release: Release, files_url: str | None) -> None:
+    """The release's page and the files it links to: the card, manifest and Croissant copied,
+    the plots copied (the card shows them), the data files linked at ``files_url``."""
+    here = pages.out / release.version
+    for name in COPIED:
+        if (release.folder / name).is_file():
+            (here / "files").mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(release.folder / name, here / "files" / name)
+    if (release.folder / "plots").is_dir():
+        shutil.copytree(release.folder / "plots", here / "plots", dirs_exist_ok=True)
+    card = (release.folder / CARD).read_text(encoding="utf-8")
+    files = [
+        {**f, "url": _file_url(files_url, pages.out, release, f["path"])}
+        for f in release.manifest["files"]
+    ]
+    pages.write(
+        f"{release.version}/index.html", "release.html", release=release, card=markdown(card),
+        files=files, copied=[n for n in COPIED if (here / "files" / n).is_file()],
+    )  # fmt: skip
+
+
+def _file_url(base: str | None, out: Path, release: Release, path: str) -> str:
+    """Where a release's file is served: under ``base`` when the releases are hosted (a
+    bucket's URL), else the data root's folder, relative to the release's page."""
+    if base:
+        return f"{base.rstrip('/')}/{quote(release.version)}/{quote(path)}"
+    page_dir = (out / release.version).resolve()
+    return quote(Path(os.path.relpath(release.folder.resolve() / path, page_dir)).as_posix())
