@@ -32,7 +32,7 @@ def write(pages: Pages, release, page_size: int) -> int:
         for r in pq.read_table(folder / "reference/relations.parquet").to_pylist()
     }
     for split, path in QUERY_SPLITS.items():
-        _write_queries(pages, version, split, _rows(folder / path), relations)
+        _write_queries(pages, version, split, _rows(folder / path), relations, page_size)
     news = {d["doc_id"]: d for d in _rows(folder / "news/part-0.parquet", NEWS_COLUMNS)}
     stories = _rows(folder / "timelines/complex_events.parquet")
     events = defaultdict(list)
@@ -74,12 +74,23 @@ def _rows(path: Path, columns: list[str] | None = None) -> list[dict]:
     return pq.read_table(path, columns=columns).to_pylist() if path.exists() else []
 
 
-def _write_queries(pages: Pages, version: str, split: str, rows, relations) -> None:
+def _write_queries(pages: Pages, version, split, rows, relations, page_size: int) -> None:
+    """A split's page shows its first ``page_size`` queries; its script filters and pages
+    through all of them, from a data file beside it (a month has thousands: one table of
+    them all would open too slowly)."""
     for row in rows:
         row["relations"] = [(code, relations.get(code, "?")) for code in row["answer_list"]]
+    pages.data(f"{version}/queries/{split}.js", {
+        "page_size": page_size,
+        "relations": {c: name for c, name in relations.items()
+                      if any(c in r["answer_list"] for r in rows)},
+        "rows": [[r["query_id"], r["date"], r["horizon"], r["cutoff"], r["subject"],
+                  r["subject_name"], r["object"], r["object_name"], r["answer_list"],
+                  r["daily_mentions"]] for r in rows],
+    })  # fmt: skip
     pages.write(
         f"{version}/queries/{split}.html", "queries.html", version=version, split=split,
-        queries=rows, horizons=sorted({r["horizon"] for r in rows}),
+        queries=rows[:page_size], total=len(rows), horizons=sorted({r["horizon"] for r in rows}),
         countries=sorted({r[k] for r in rows for k in ("subject", "object")}),
     )  # fmt: skip
 

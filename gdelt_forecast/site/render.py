@@ -11,6 +11,7 @@ is the card's Markdown, rendered with raw HTML off (:func:`markdown`).
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from pathlib import Path
 from urllib.parse import quote, urlsplit
@@ -99,9 +100,19 @@ class Pages:
         html = self.env.get_template(template).render(
             root=root, csp=CSP, href=lambda target: root + quote(target), **values
         )
+        self._save(path, html.encode("utf-8"))
+        self.written += 1
+
+    def data(self, path: str, value: object) -> None:
+        """``value`` for a page's script, as a script file of its own that sets
+        ``window.SITE_DATA``: no inline script is needed, and a page opened from file:// can
+        load it (fetch() of a file cannot). The JSON is ASCII, so no character of the data
+        can end a string or the script early; the page's script writes it with textContent."""
+        text = f"window.SITE_DATA = {json.dumps(value, ensure_ascii=True, default=str)};\n"
+        self._save(path, text.encode("ascii"))
+
+    def _save(self, path: str, data: bytes) -> None:
         target = self.out / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        data = html.encode("utf-8")
         target.write_bytes(data)
-        self.written += 1
         self.bytes += len(data)

@@ -7,7 +7,7 @@
   event, a leaderboard row's model, an agent's thoughts and an observation (printed by the
   agent's code).
 
-Each site is built once per session by ``gdelt-forecast site``.
+Each site is built once per session by ``gdelt-forecast site``, ``PAGE_SIZE`` to a page.
 """
 
 from __future__ import annotations
@@ -64,9 +64,13 @@ def _agents(root: Path, thought: str, printed: str) -> None:
         server.stop()
 
 
+PAGE_SIZE = 10  # the demo's 15 test queries fill two pages
+
+
 def _site(root: Path) -> Path:
     args = ["site", "--config", "configs/demo.yaml", "--data-root", str(root)]
-    assert main([*args, "--out", str(root / "site")]) == 0
+    args += ["--set", f"site.page_size={PAGE_SIZE}", "--out", str(root / "site")]
+    assert main(args) == 0
     return root / "site"
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.site.conftest import MARK, SCRIPT
+from tests.site.conftest import MARK, PAGE_SIZE, SCRIPT
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("GDELT_FORECAST_ARTIFACTS", REPO / "test-artifacts")) / "site"
@@ -197,31 +197,40 @@ def test_a_leaderboard_sorts_by_a_column_both_ways_by_mouse_and_keyboard(demo_si
     assert tab.problems == []
 
 
-def test_the_queries_filter_by_country_pair_relation_and_horizon(demo_site, tab, serve):
+def test_the_queries_filter_by_country_pair_relation_and_horizon_and_page(demo_site, tab, serve):
     queries = pq.read_table(demo_site.parent / "releases" / VERSION / "testset/queries.parquet")
     rows = queries.to_pylist()
+    assert len(rows) > PAGE_SIZE
     page = tab.open(serve(demo_site) + PAGE_KINDS["queries"])
-    visible = "Array.from(document.querySelectorAll('#queries tbody tr')).filter(r => !r.hidden)"
-    assert page.evaluate(f"{visible}.length") == len(rows)
+    cells = "document.querySelectorAll('#queries tbody tr td:first-child')"
+    ids = f"Array.from({cells}, c => c.textContent)"
+    counted = page.locator("form.filter output")
+    assert page.evaluate(ids) == [r["query_id"] for r in rows[:PAGE_SIZE]]
+    assert counted.text_content() == f"{len(rows)} of {len(rows)} queries; 1–{PAGE_SIZE} shown"
+    page.get_by_role("button", name="next").click()
+    assert page.evaluate(ids) == [r["query_id"] for r in rows[PAGE_SIZE:]]
+    assert page.get_by_role("button", name="next").is_disabled()
     subject, obj = rows[0]["subject"], rows[0]["object"]
     page.get_by_label("Subject").fill(subject.lower())
     page.get_by_label("Object").fill(obj)
-    pair = [r for r in rows if (r["subject"], r["object"]) == (subject, obj)]
-    assert page.evaluate(f"{visible}.length") == len(pair)
-    assert (
-        page.locator("form.filter output").text_content() == f"{len(pair)} of {len(rows)} queries"
-    )
+    pair = [r["query_id"] for r in rows if (r["subject"], r["object"]) == (subject, obj)]
+    assert page.evaluate(ids) == pair
+    assert counted.text_content() == f"{len(pair)} of {len(rows)} queries"
+    assert page.locator("nav.pager").is_hidden()
     page.get_by_label("Subject").fill("")
     page.get_by_label("Object").fill("")
     code = rows[0]["answer_list"][0]
     page.get_by_label("Relation code").fill(code[:2])
     relation = [r for r in rows if any(c.startswith(code[:2]) for c in r["answer_list"])]
-    assert page.evaluate(f"{visible}.length") == len(relation)
+    assert page.evaluate(ids) == [r["query_id"] for r in relation][:PAGE_SIZE]
     page.get_by_label("Relation code").press("Enter")  # no submit: the page stays
-    assert page.evaluate(f"{visible}.length") == len(relation)
+    assert page.evaluate(ids) == [r["query_id"] for r in relation][:PAGE_SIZE]
     page.get_by_label("Horizon").select_option("1")
-    both = [r for r in relation if r["horizon"] == 1]
-    assert page.evaluate(f"{visible}.length") == len(both)
+    both = [r["query_id"] for r in relation if r["horizon"] == 1]
+    assert page.evaluate(ids) == both[:PAGE_SIZE]
+    # A row built by the script reads as the server's: the answer's codes with their names.
+    first = page.locator("#queries tbody tr").first
+    assert f"{code} " in first.locator("ul.codes").text_content()
     assert tab.problems == []
 
 

@@ -15,7 +15,7 @@ from markupsafe import escape
 from gdelt_forecast.cli import main
 from gdelt_forecast.site.build import MARKER
 from gdelt_forecast.site.render import CSP, slug, web_url
-from tests.site.conftest import IMG, SCRIPT
+from tests.site.conftest import IMG, PAGE_SIZE, SCRIPT
 
 VERSION = "2025.08.0"
 
@@ -52,9 +52,11 @@ def test_every_page_kind_is_built_with_the_releases_figures(demo_site):
     page = (here / "index.html").read_text()
     assert 'href="../../releases/2025.08.0/testset/queries.parquet"' in page
     assert '<img src="plots/funnel.png" alt="funnel"' in page
-    # Every query of the test split has its row.
-    test_page = (here / "queries/test.html").read_text()
-    assert test_page.count("<tr data-subject=") == queries
+    # The test split's page shows its first page of queries; its data file holds them all.
+    assert (here / "queries/test.html").read_text().count("<tr>") == PAGE_SIZE + 1  # + head
+    data = json.loads((here / "queries/test.js").read_text().split(" = ", 1)[1].rstrip(";\n"))
+    want = pq.read_table(release / "testset/queries.parquet").column("query_id").to_pylist()
+    assert [row[0] for row in data["rows"]] == want and data["page_size"] == PAGE_SIZE
 
 
 def test_every_page_sets_the_policy_and_loads_nothing_from_elsewhere(demo_site, planted_site):
@@ -62,7 +64,12 @@ def test_every_page_sets_the_policy_and_loads_nothing_from_elsewhere(demo_site, 
         for page in pages(site):
             html = page.read_text()
             assert f'<meta http-equiv="Content-Security-Policy" content="{escape(CSP)}">' in html
-            assert html.count("<script") == 1, page  # site.js, by its path
+            # Scripts only by path (site.js; a query page's data file before it), none inline.
+            tags = re.findall(r"<script[^>]*>", html)
+            root = "../" * (len(page.relative_to(site).parts) - 1)
+            assert tags[-1] == f'<script src="{root}assets/site.js" defer>', page
+            assert all(" src=" in tag for tag in tags), page
+            assert html.count("</script>") == html.count("<script"), page
             assert not re.search(r'(src|href)="(https?:)?//', html.split("</head>")[0]), page
 
 

@@ -1,6 +1,6 @@
-// Sorting of tables and filtering of MIRAI's queries. No data reaches the page through this
-// script: it only reorders and hides rows the page already holds, reads cells' text and
-// data-* attributes, and writes counts with textContent (never innerHTML).
+// Sorting of tables, and filtering and paging of MIRAI's queries. Data reaches the page through
+// this script only as text: it reorders rows the page holds and builds the queries' rows with
+// createElement and textContent, never innerHTML.
 "use strict";
 
 function sortKey(cell) {
@@ -29,26 +29,89 @@ function sortBy(table, th) {
   for (const [, row] of rows) body.appendChild(row);
 }
 
-function filterRows(form) {
-  const table = document.getElementById(form.dataset.filter);
-  const want = (name) => (form.elements[name] ? form.elements[name].value.trim() : "");
+// MIRAI's queries: the page holds the first page of them, window.SITE_DATA (its split's data
+// file) all of them; the filter keeps those that match and shows a page of them at a time.
+function matching(form, rows) {
+  const want = (name) => form.elements[name].value.trim();
   const subject = want("subject").toUpperCase();
   const object = want("object").toUpperCase();
   const relation = want("relation");
   const horizon = want("horizon");
-  let shown = 0;
-  const rows = table.tBodies[0].rows;
-  for (const row of rows) {
-    const d = row.dataset;
-    const keep =
-      (!subject || d.subject === subject) &&
-      (!object || d.object === object) &&
-      (!horizon || d.horizon === horizon) &&
-      (!relation || d.relation.split(" ").some((code) => code.startsWith(relation)));
-    row.hidden = !keep;
-    if (keep) shown += 1;
+  return rows.filter(
+    ([, , h, , s, , o, , codes]) =>
+      (!subject || s === subject) &&
+      (!object || o === object) &&
+      (!horizon || String(h) === horizon) &&
+      (!relation || codes.some((code) => code.startsWith(relation))),
+  );
+}
+
+function element(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = String(text);
+  if (className) node.className = className;
+  return node;
+}
+
+function country(code, name) {
+  const td = element("td");
+  const abbr = element("abbr", code);
+  abbr.title = name;
+  td.appendChild(abbr);
+  return td;
+}
+
+function queryRow(row, relations) {
+  const [id, date, horizon, cutoff, s, sName, o, oName, codes, mentions] = row;
+  const tr = element("tr");
+  const idCell = element("td");
+  idCell.appendChild(element("code", id));
+  const answer = element("td");
+  const list = element("ul", undefined, "codes");
+  for (const code of codes) {
+    const item = element("li");
+    item.append(element("code", code), ` ${relations[code] || "?"}`);
+    list.appendChild(item);
   }
-  form.querySelector("output").textContent = `${shown} of ${rows.length} queries`;
+  answer.appendChild(list);
+  tr.append(idCell, element("td", date), element("td", horizon, "n"), element("td", cutoff),
+    country(s, sName), country(o, oName), answer, element("td", mentions, "n"));
+  return tr;
+}
+
+function showQueries(form, data, state) {
+  const found = matching(form, data.rows);
+  const size = data.page_size;
+  const pages = Math.max(1, Math.ceil(found.length / size));
+  state.page = Math.min(Math.max(state.page, 0), pages - 1);
+  const first = state.page * size;
+  const shown = found.slice(first, first + size);
+  const table = document.getElementById(form.dataset.filter);
+  table.tBodies[0].replaceChildren(...shown.map((row) => queryRow(row, data.relations)));
+  let text = `${found.length} of ${data.rows.length} queries`;
+  if (found.length > size) text += `; ${first + 1}–${first + shown.length} shown`;
+  form.querySelector("output").textContent = text;
+  const pager = document.querySelector("nav.pager");
+  pager.hidden = pages < 2;
+  pager.querySelector('[data-step="-1"]').disabled = state.page === 0;
+  pager.querySelector('[data-step="1"]').disabled = state.page === pages - 1;
+}
+
+function filterQueries(form, data) {
+  const state = { page: 0 };
+  const refresh = () => {
+    state.page = 0;
+    showQueries(form, data, state);
+  };
+  form.addEventListener("input", refresh);
+  form.addEventListener("change", refresh);
+  for (const button of document.querySelectorAll("nav.pager button")) {
+    button.addEventListener("click", () => {
+      state.page += Number(button.dataset.step);
+      showQueries(form, data, state);
+    });
+  }
+  showQueries(form, data, state);
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -59,7 +122,6 @@ document.addEventListener("DOMContentLoaded", () => {
   }
   for (const form of document.querySelectorAll("form.filter")) {
     form.addEventListener("submit", (event) => event.preventDefault());
-    form.addEventListener("input", () => filterRows(form));
-    form.addEventListener("change", () => filterRows(form));
+    if (window.SITE_DATA) filterQueries(form, window.SITE_DATA);
   }
 });
