@@ -56,13 +56,12 @@ def find(releases: Path) -> list[Release]:
     """Every release under ``releases`` (newest version first), each re-verified."""
     latest = releases / "LATEST"
     newest = latest.read_text().strip() if latest.is_file() else None
-    found = [
+    return [
         Release(folder, json.loads((folder / MANIFEST).read_text(encoding="utf-8")),
                 tuple(verify(folder)), folder.name == newest)
         for folder in sorted(releases.iterdir(), reverse=True)
         if (folder / MANIFEST).is_file()
     ]  # fmt: skip
-    return found
 
 
 def write_index(pages: Pages, releases: list[Release], runs: dict[str, int]) -> None:
@@ -92,7 +91,9 @@ def write_release(pages: Pages, release: Release, files_url: str | None) -> None
 
 def _file_url(base: str | None, out: Path, release: Release, path: str) -> str:
     """Where a release's file is served: under ``base`` when the releases are hosted (a
-    bucket's URL), else the data root's folder, relative to the release's page."""
+    bucket's URL), else the data root's folder, relative to the release's page (``out`` may
+    be the folder the site is built in: it lies beside the site's own, so the way is the
+    same)."""
     if base:
         return f"{base.rstrip('/')}/{quote(release.version)}/{quote(path)}"
     page_dir = (out / release.version).resolve()
