@@ -22,28 +22,22 @@ Run: ``python bench/bench_site.py [--workdir bench-data] [--data-root DIR] [--re
 from __future__ import annotations
 
 import argparse
-import functools
 import json
-import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from harness import verdict
+from local_servers import CHROMIUM_FLAGS, chromium_path, static_files
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET_S = 1.0
 LOADS = 3
 LOADED = "performance.getEntriesByType('navigation')[0].loadEventEnd"  # ms from the start
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]  # fmt: skip
 
 
 def build(data_root: Path, out: Path) -> dict:
@@ -84,39 +78,25 @@ def kinds(site: Path) -> dict[str, str]:
 def load_times(site: Path, pages: dict[str, str]) -> tuple[dict[str, float], list[str]]:
     from playwright.sync_api import sync_playwright
 
-    chromium = os.environ.get("CHROMIUM") or shutil.which("chromium")
-    if not chromium:
+    if not (executable := chromium_path()):
         sys.exit("no chromium: apt-get install chromium (Debian's package), or set CHROMIUM")
-    handler = functools.partial(Quiet, directory=str(site))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}/"
     problems: list[str] = []
     times: dict[str, float] = {}
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=chromium, args=FLAGS)
-            for kind, path in pages.items():
-                seconds = []
-                for _ in range(LOADS):
-                    context = browser.new_context()  # a fresh cache each time
-                    page = context.new_page()
-                    page.on("console", lambda m: m.type == "error" and problems.append(m.text))
-                    page.on("requestfailed", lambda r: problems.append(f"failed {r.url}"))
-                    page.goto(base + path, wait_until="load")
-                    seconds.append(page.evaluate(LOADED) / 1000)
-                    context.close()
-                times[kind] = statistics.median(seconds)
-            browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with static_files(site) as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        for kind, path in pages.items():
+            seconds = []
+            for _ in range(LOADS):
+                context = browser.new_context()  # a fresh cache each time
+                page = context.new_page()
+                page.on("console", lambda m: m.type == "error" and problems.append(m.text))
+                page.on("requestfailed", lambda r: problems.append(f"failed {r.url}"))
+                page.goto(base + path, wait_until="load")
+                seconds.append(page.evaluate(LOADED) / 1000)
+                context.close()
+            times[kind] = statistics.median(seconds)
+        browser.close()
     return times, problems
-
-
-class Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
 
 
 def by_folder(site: Path) -> Counter:

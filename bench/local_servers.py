@@ -2,7 +2,8 @@
 stopped after: PostgreSQL (Debian's, the metadata database and Celery's result backend),
 Redis (Debian's, the Celery broker) and an S3-compatible server (bench/s3_server.py: moto's,
 which keeps its buckets across a restart). Each runs in a session of its own, logging into
-its folder, and binds 127.0.0.1 only.
+its folder, and binds 127.0.0.1 only. Also a static-file server for a folder (the site), and
+how to start Debian's Chromium for it.
 
 PostgreSQL refuses to run as root, so as root it runs as the ``postgres`` user the Debian
 package creates.
@@ -10,6 +11,7 @@ package creates.
 
 from __future__ import annotations
 
+import functools
 import glob
 import json
 import os
@@ -19,12 +21,46 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+
+
+# Debian's Chromium, headless under Playwright: as root (CI) its own sandbox refuses to start,
+# and every host name but 127.0.0.1 resolves to nothing, so it reaches no other machine.
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+
+
+def chromium_path() -> str | None:
+    """The Chromium to drive: $CHROMIUM, else Debian's ``chromium`` on the PATH."""
+    return os.environ.get("CHROMIUM") or shutil.which("chromium")
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextmanager
+def static_files(folder: Path) -> Iterator[str]:
+    """``python -m http.server`` for ``folder`` on 127.0.0.1, in a thread: its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=folder))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def free_port() -> int:

@@ -1,4 +1,5 @@
-"""Parquet writes that never leave a half-written file where a reader could see it."""
+"""Parquet writes that never leave a half-written file where a reader could see it, and the
+rows of a file that may not have been written yet."""
 
 from __future__ import annotations
 
@@ -14,3 +15,8 @@ def write_parquet(table: pa.Table, path: Path, compression: str = "zstd") -> Non
     """Write to a temporary file beside ``path``, then rename over it."""
     with replacing(path) as tmp:
         pq.write_table(table, tmp, compression=compression)
+
+
+def read_rows(path: Path, columns: list[str] | None = None) -> list[dict]:
+    """The rows of ``path`` (only ``columns``, if given) as dicts; none where it is absent."""
+    return pq.read_table(path, columns=columns).to_pylist() if path.exists() else []

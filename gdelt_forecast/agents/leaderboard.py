@@ -2,11 +2,11 @@
 run of the llm baseline (Direct IO, :mod:`gdelt_forecast.baselines.direct`; a re-run
 replaces its row), and ``gdelt-forecast leaderboard``, which prints it as MIRAI's Table 2
 reads: model, action, APIs, then first- and second-level precision, recall and F1 and the
-binary and quad classes' KL divergence, with the release's history and frequency baselines (from its
-manifest) among them; the llm baseline's rows on OpenForecast's tasks
-(:mod:`gdelt_forecast.tasks.baseline`: ``task``, ``accuracy`` and LRAE's ``f1``) and on
-EV2's reasoning tasks (:mod:`gdelt_forecast.reasoning.baseline`: ``task``, ``accuracy``)
-follow."""
+quad classes' KL divergence (the rows hold the binary classes' too, which the site shows),
+with the release's history and frequency baselines (from its manifest) among them; the llm
+baseline's rows on OpenForecast's tasks (:mod:`gdelt_forecast.tasks.baseline`: ``task``,
+``accuracy`` and LRAE's ``f1``) and on EV2's reasoning tasks
+(:mod:`gdelt_forecast.reasoning.baseline`: ``task``, ``accuracy``) follow."""
 
 from __future__ import annotations
 
@@ -14,10 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 from filelock import FileLock
 
-from gdelt_forecast.parquet_io import write_parquet
+from gdelt_forecast.parquet_io import read_rows, write_parquet
 from gdelt_forecast.reasoning import TASKS as REASONING
 from gdelt_forecast.tasks import TASKS as OPENFORECAST
 
@@ -56,16 +55,10 @@ def _store(path: Path, row: dict) -> None:
     row = {**row, "finished": row.get("finished") or now}
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(f"{path}.lock"):  # two runs on one release may finish at once
-        rows = pq.read_table(path).to_pylist() if path.exists() else []
-        rows = [r for r in rows if r["run"] != row["run"]] + [row]
+        rows = [r for r in read_rows(path) if r["run"] != row["run"]] + [row]
         keys = list(dict.fromkeys(k for r in rows for k in r))  # MIRAI's and the tasks' columns
         rows = [{k: r.get(k) for k in keys} for r in sorted(rows, key=lambda r: r["run"])]
         write_parquet(pa.Table.from_pylist(rows), path)
-
-
-def read(path: Path) -> list[dict]:
-    """The rows at ``path``; none before a run or baseline has made it."""
-    return pq.read_table(path).to_pylist() if path.exists() else []
 
 
 def mirai_rows(found: list[dict], baselines: dict) -> list[dict]:
@@ -86,7 +79,7 @@ def task_rows(found: list[dict], tasks: tuple[str, ...]) -> list[dict]:
 
 def render(path: Path, release: str, baselines: dict) -> str:
     """The leaderboard at ``path`` (if any run has made one) with the release's baselines."""
-    found = read(path)
+    found = read_rows(path)
     rows = mirai_rows(found, baselines)
     head = (
         f"{'model':<28}{'action':<10}{'apis':<8}{'split':<8}{'k':>3}"

@@ -10,6 +10,7 @@ from gdelt_forecast.site.render import Pages, slug
 from gdelt_forecast.tasks import TASKS as OPENFORECAST
 
 SPLITS = ("subset", "test")  # Table 2 is on the subset; Table 1 on the test set
+AGENTS = ("function", "code")  # the actions of agent runs; other rows have no API set
 
 
 def write(pages: Pages, release, board: list[dict], traced: set[str]) -> None:
@@ -19,12 +20,12 @@ def write(pages: Pages, release, board: list[dict], traced: set[str]) -> None:
     tables = []
     for split in SPLITS:
         rows = [r for r in mirai if r["split"] == split]
-        agents = sorted({r["apis"] for r in rows if r["action"] in ("function", "code")})
+        runs = [r for r in rows if r["action"] in AGENTS]
         # Rows without an API set (baselines, Direct IO) stand in every table of their split
         # as its reference.
-        reference = [r for r in rows if r["action"] not in ("function", "code")]
-        for apis in agents or ["-"]:
-            mine = [r for r in rows if r["apis"] == apis and r not in reference] + reference
+        reference = [r for r in rows if r["action"] not in AGENTS]
+        for apis in sorted({r["apis"] for r in runs}) or ["-"]:
+            mine = [r for r in runs if r["apis"] == apis] + reference
             if mine:
                 tables.append({"split": split, "apis": apis, "rows": _linked(mine, traced)})
     pages.write(

@@ -19,6 +19,8 @@ from gdelt_forecast.agents import leaderboard
 from gdelt_forecast.config import Config
 from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.errors import StageError
+from gdelt_forecast.files import temporary_folder
+from gdelt_forecast.parquet_io import read_rows
 from gdelt_forecast.progress import progress
 from gdelt_forecast.site import boards, records, releases, traces
 from gdelt_forecast.site.render import Pages
@@ -62,8 +64,8 @@ def build_site(cfg: Config, out: Path | None = None) -> SiteSummary:
     out = (out or root.root / "site").resolve()
     if out.exists() and not (out / MARKER).exists() and any(out.iterdir()):
         raise StageError(f"site: {out} is not empty and not a site this command built")
-    staging = out.with_name(f".{out.name}.building-{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = temporary_folder(out.parent, f".{out.name}.")
     try:
         summary = _build(cfg, root, staging)
         _replace(staging, out)
@@ -79,15 +81,15 @@ def _build(cfg: Config, root: DataRoot, out: Path) -> SiteSummary:
         raise StageError(f"site: no release under {root.root / 'releases'}")
     pages = Pages(out)
     static = resources.files("gdelt_forecast.site") / "static"
+    (out / "assets").mkdir()
     for name in ("site.css", "site.js", "favicon.svg"):
-        (out / "assets").mkdir(parents=True, exist_ok=True)
         (out / "assets" / name).write_bytes((static / name).read_bytes())
     (out / MARKER).write_text("built by gdelt-forecast site; replaced whole by the next build\n")
     run_counts, stories = {}, 0
     for release in progress(found, len(found), "site"):
         agents = root.agents / release.version
         folders = traces.runs(agents)
-        board = leaderboard.read(agents / leaderboard.FILE)
+        board = read_rows(agents / leaderboard.FILE)
         releases.write_release(pages, release, cfg.site.files_url)
         boards.write(pages, release, board, {f.name for f in folders})
         stories += records.write(pages, release, cfg.site.page_size)

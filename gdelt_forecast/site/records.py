@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from gdelt_forecast.parquet_io import read_rows
 from gdelt_forecast.reasoning import TASKS as REASONING
 from gdelt_forecast.site import graph
 from gdelt_forecast.site.render import Pages, slug
@@ -32,11 +33,11 @@ def write(pages: Pages, release, page_size: int) -> int:
         for r in pq.read_table(folder / "reference/relations.parquet").to_pylist()
     }
     for split, path in QUERY_SPLITS.items():
-        _write_queries(pages, version, split, _rows(folder / path), relations, page_size)
-    news = {d["doc_id"]: d for d in _rows(folder / "news/part-0.parquet", NEWS_COLUMNS)}
-    stories = _rows(folder / "timelines/complex_events.parquet")
+        _write_queries(pages, version, split, read_rows(folder / path), relations, page_size)
+    news = {d["doc_id"]: d for d in read_rows(folder / "news/part-0.parquet", NEWS_COLUMNS)}
+    stories = read_rows(folder / "timelines/complex_events.parquet")
     events = defaultdict(list)
-    for event in _rows(folder / "timelines/timelines.parquet"):
+    for event in read_rows(folder / "timelines/timelines.parquet"):
         events[event["complex_event_id"]].append(event)
     lists = _task_records(folder)
     records = defaultdict(list)  # complex event -> its records, OpenForecast's then EV2's
@@ -60,18 +61,14 @@ def _task_records(folder: Path) -> dict[str, list[dict]]:
     """Each list's records: OpenForecast's per task and split, EV2's per task (each with its
     graph laid out)."""
     lists = {
-        f"{task}-{split}": _rows(folder / f"tasks/{task}/{split}.parquet")
+        f"{task}-{split}": read_rows(folder / f"tasks/{task}/{split}.parquet")
         for task in OPENFORECAST
         for split in SPLITS
     }
     for task in REASONING:
         parts = sorted((folder / "reasoning" / task).glob("*.parquet"))
-        lists[task] = [r | {"graph": graph.layout(r)} for p in parts for r in _rows(p)]
+        lists[task] = [r | {"graph": graph.layout(r)} for p in parts for r in read_rows(p)]
     return lists
-
-
-def _rows(path: Path, columns: list[str] | None = None) -> list[dict]:
-    return pq.read_table(path, columns=columns).to_pylist() if path.exists() else []
 
 
 def _write_queries(pages: Pages, version, split, rows, relations, page_size: int) -> None:

@@ -59,18 +59,14 @@ def _number(value: object, digits: int = 1) -> str:
     return f"{value:,.{digits}f}"
 
 
-def _card_markdown() -> MarkdownIt:
-    # CommonMark with raw HTML off (it is shown as text) and tables on; markdown-it refuses
-    # javascript:, vbscript: and file: links itself (validateLink).
-    return MarkdownIt("commonmark", {"html": False}).enable("table")
-
-
 def markdown(text: str) -> Markup:
     """A release card's Markdown (its YAML header left out) as HTML, its headings one level
     down so that the page's own title stays the only ``h1``."""
     if text.startswith("---\n"):
         text = text.split("\n---\n", 1)[-1]
-    md = _card_markdown()
+    # CommonMark with raw HTML off (it is shown as text) and tables on; markdown-it refuses
+    # javascript:, vbscript: and file: links itself (validateLink).
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
     tokens = md.parse(text)
     for token in tokens:
         if token.type in ("heading_open", "heading_close"):
@@ -93,7 +89,6 @@ class Pages:
         )
         self.env.filters.update(num=_number, web_url=web_url, slug=slug)
         self.written = 0
-        self.bytes = 0
 
     def write(self, path: str, template: str, **values: object) -> None:
         root = "../" * path.count("/")
@@ -101,7 +96,7 @@ class Pages:
             root=root, csp=CSP, href=lambda target: root + quote(target), **values
         )
         self._save(path, html.encode("utf-8"))
-        self.written += 1
+        self.written += 1  # the data files are not pages
 
     def data(self, path: str, value: object) -> None:
         """``value`` for a page's script, as a script file of its own that sets
@@ -115,4 +110,3 @@ class Pages:
         target = self.out / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-        self.bytes += len(data)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from gdelt_forecast.parquet_io import read_rows
 from gdelt_forecast.site.records import QUERY_SPLITS
 from gdelt_forecast.site.render import Pages, slug
 from gdelt_forecast.testset.evaluate import parse_prediction, score_query
@@ -29,9 +30,9 @@ def write(pages: Pages, release, folder: Path) -> None:
         q["query_id"]: q
         for q in pq.read_table(release.folder / QUERY_SPLITS[meta["split"]]).to_pylist()
     }
-    queries = _rows(folder / "queries.parquet")
+    queries = read_rows(folder / "queries.parquet")
     steps = defaultdict(list)
-    for step in _rows(folder / "steps.parquet"):
+    for step in read_rows(folder / "steps.parquet"):
         steps[step["query_id"], step["sample"]].append(step)
     for q in queries:
         q["page"] = f"{slug(q['query_id'])}.html"
@@ -47,10 +48,6 @@ def write(pages: Pages, release, folder: Path) -> None:
             query=gold[query_id],
             samples=[(s, [_step(x) for x in steps[query_id, s["sample"]]]) for s in samples],
         )  # fmt: skip
-
-
-def _rows(path: Path) -> list[dict]:
-    return pq.read_table(path).to_pylist() if path.exists() else []
 
 
 def _step(step: dict) -> dict:

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from gdelt_forecast.baselines import answered
 from gdelt_forecast.config import Config
 from gdelt_forecast.errors import StageError
+from gdelt_forecast.parquet_io import read_rows
 from gdelt_forecast.timelines import DATE
 from gdelt_forecast.timelines.written import listed
 
@@ -55,7 +54,7 @@ def answer_tasks(cfg: Config, folder: Path, task: str, split: str = "test") -> S
     from gdelt_forecast.tasks.evaluate import evaluate_tasks
 
     path = folder / "tasks" / task / f"{split}.parquet"
-    rows = pq.read_table(path).to_pylist() if path.exists() else []
+    rows = read_rows(path)
     if not rows:
         raise StageError(f"baseline: {folder.name} has no {task} records in {split} ({path})")
     return answered.answered(

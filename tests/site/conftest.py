@@ -81,35 +81,27 @@ def demo_site(tmp_path_factory, release) -> Path:  # noqa: F811 (the imported fi
     return _site(root)
 
 
-def _plant(path: Path, column: str, row: int, text: str) -> None:
-    table = pq.read_table(path)
-    values = table.column(column).to_pylist()
-    values[row] = text
-    index = table.schema.get_field_index(column)
-    pq.write_table(
-        table.set_column(index, column, pa.array(values, table.schema.field(column).type)), path
-    )
-
-
-def _plant_nested(path: Path, column: str, key: str, text: str) -> None:
-    """``text`` as ``key`` of the first item of ``column``'s list in every row."""
+def _edit(path: Path, change) -> None:
+    """``change(rows)`` applied to the Parquet file at ``path`` in place, its schema kept."""
     table = pq.read_table(path)
     rows = table.to_pylist()
-    for r in rows:
-        if r[column]:
-            r[column][0][key] = text
+    change(rows)
     pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+
+
+def _first_item(column: str, text: str):
+    """A change that sets the text of the first item of ``column``'s list in every row."""
+    return lambda rows: [r[column][0].update(text=text) for r in rows if r[column]]
 
 
 @pytest.fixture(scope="session")
 def planted_site(tmp_path_factory, release) -> Path:  # noqa: F811 (the imported fixture)
     root = _root(tmp_path_factory, release, "planted-site")
     folder = root / "releases" / release.name
-    _plant(folder / "news/part-0.parquet", "title", 0, f"News {PLANTED}")
-    _plant(folder / "news/part-0.parquet", "url", 0, LINK)
-    _plant(folder / "timelines/timelines.parquet", "text", 0, f"Event {PLANTED}")
-    _plant_nested(folder / "tasks/MCNC/dev.parquet", "background", "text", f"Seen {PLANTED}")
-    _plant_nested(folder / "reasoning/I-CEC/test.parquet", "events", "text", f"EV2 {PLANTED}")
+    _edit(folder / "news/part-0.parquet", lambda r: r[0].update(title=f"News {PLANTED}", url=LINK))
+    _edit(folder / "timelines/timelines.parquet", lambda r: r[0].update(text=f"Event {PLANTED}"))
+    _edit(folder / "tasks/MCNC/dev.parquet", _first_item("background", f"Seen {PLANTED}"))
+    _edit(folder / "reasoning/I-CEC/test.parquet", _first_item("events", f"EV2 {PLANTED}"))
     _agents(root, f"Thought {PLANTED} [go]({LINK})", f"Observed {PLANTED}")
     board = root / "agents" / release.name / leaderboard.FILE
     leaderboard.add_task(board, {"release": release.name, "run": "planted", "task": "MCNC",

@@ -10,29 +10,22 @@ Screenshots of each page kind go to test-artifacts/site/ (not in git). Chromium 
 
 from __future__ import annotations
 
-import functools
 import json
 import os
-import shutil
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import ExitStack
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+
+# bench/ is on the path (tests/conftest.py): its servers and how it starts Chromium.
+from local_servers import CHROMIUM_FLAGS, chromium_path, static_files
 
 from tests.site.conftest import MARK, PAGE_SIZE, SCRIPT
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("GDELT_FORECAST_ARTIFACTS", REPO / "test-artifacts")) / "site"
 VERSION = "2025.08.0"
-CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium")
-FLAGS = [
-    "--no-sandbox",  # CI runs as root, where Chromium's own sandbox refuses to start
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
 PAGE_KINDS = {  # name -> a page of that kind, relative to the site
     "releases": "index.html",
     "release": f"{VERSION}/index.html",
@@ -50,10 +43,10 @@ def chromium(demo_site, planted_site):
     """The browser, started after the sites are built: their agent runs use asyncio, which
     Playwright's synchronous API does not allow beside it."""
     playwright = pytest.importorskip("playwright.sync_api", reason="playwright is in [dev]")
-    if not CHROMIUM:
+    if not (executable := chromium_path()):
         pytest.skip("no chromium: apt-get install chromium (Debian's package), or set CHROMIUM")
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
         yield browser
         browser.close()
 
@@ -61,23 +54,8 @@ def chromium(demo_site, planted_site):
 @pytest.fixture(scope="module")
 def serve():
     """``serve(folder)``: the URL of a server on 127.0.0.1 for ``folder``; stopped at the end."""
-    servers = []
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    def start(folder: Path) -> str:
-        handler = functools.partial(Quiet, directory=str(folder))
-        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/"
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    with ExitStack() as servers:
+        yield lambda folder: servers.enter_context(static_files(folder))
 
 
 class Tab:
