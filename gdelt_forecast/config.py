@@ -107,10 +107,49 @@ class ArticlesConfig(_Section):
         "gdelt-forecast/0.1 (research crawler for a forecasting benchmark; honours robots.txt)",
         description="User-Agent of every article request; it names the project.",
     )
-    concurrency: int = Field(32, ge=1, le=512, description="Requests in flight at once.")
-    per_host: int = Field(2, ge=1, le=32, description="Requests in flight per host.")
+    concurrency: int = Field(
+        32, ge=1, le=512, description="Requests in flight at once, in one fetch process."
+    )
+    per_host: int = Field(
+        2, ge=1, le=32, description="Requests in flight per host, over every fetch process."
+    )
     per_host_delay_s: float = Field(
-        1.0, ge=0, description="Pause between two requests to the same host."
+        1.0,
+        ge=0,
+        description="Least interval between the starts of two requests to one host, "
+        "whichever fetch process sends them.",
+    )
+    politeness_store: str = Field(
+        "",
+        pattern=r"^((redis|rediss|unix)://.+)?$",
+        description="Where every fetch process keeps each host's next permitted request, "
+        "leases, pause, down mark and robots.txt: a redis:// URL (the Celery broker's Redis, "
+        "say) shares them between machines; empty: a SQLite file in the data root's tmp/, "
+        "shared by the processes of one machine.",
+    )
+    host_lease_s: float = Field(
+        10.0,
+        gt=0,
+        description="How long a request's hold on its host outlives its process: a killed "
+        "fetch blocks a host at most this long.",
+    )
+    host_down_after: int = Field(
+        5,
+        ge=0,
+        description="Failures in a row (refused, reset, timeout, 5xx) after which a host is "
+        "down: its remaining URLs end host_down without a request; 0: never.",
+    )
+    host_down_s: float = Field(
+        1800.0,
+        gt=0,
+        description="How long a host stays down; after it, one request tries it again.",
+    )
+    fetch_days: int = Field(
+        4,
+        ge=1,
+        le=64,
+        description="Days fetched at once in Airflow: the slots of the pool article_fetch "
+        "(`gdelt-forecast airflow init` sets them); they share each host's politeness.",
     )
     connect_timeout_s: float = Field(10.0, gt=0, description="TCP connect timeout.")
     read_timeout_s: float = Field(30.0, gt=0, description="Timeout between received bytes.")

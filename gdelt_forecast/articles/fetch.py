@@ -1,11 +1,15 @@
 """Fetch article pages politely and safely: scheduling, per-host limits and retries.
 
 ``fetch_urls`` fetches each URL not yet settled in the fetch ledger on a thread pool, within
-a global limit (``articles.concurrency``), a per-host one (``per_host`` requests at once,
-``per_host_delay_s`` between two) and robots.txt (``robots``). Every redirect hop is checked
-like the first URL (``safety``); a body is read within ``max_bytes`` and ``page_timeout_s``.
-Connection errors, 429 and 5xx are retried with backoff or after the server's Retry-After;
-once the retries are spent the URL ends ``retryable`` and a re-run tries it again.
+a global limit (``articles.concurrency``) and each host's politeness, which every fetch
+process shares through one store (``politeness``: two requests to a host start at least
+``per_host_delay_s`` apart, at most ``per_host`` are in flight, a pause asked for holds the
+host for everyone, and a host that failed ``host_down_after`` times in a row is down: its
+URLs end ``host_down`` without a request). robots.txt is honoured (``robots``). Every
+redirect hop is checked like the first URL (``safety``) and waits its turn on its host; a
+body is read within ``max_bytes`` and ``page_timeout_s``. Connection errors, 429 and 5xx are
+retried with backoff or after the server's Retry-After; once the retries are spent the URL
+ends ``retryable`` and a re-run tries it again, as it does a ``host_down`` one.
 
 HTML pages go to the run's WARC files (``warc``) and every outcome to the run's journal,
 folded into the fetch ledger when the run ends, or by the next run if it died (``ledger``,
@@ -32,6 +36,7 @@ from urllib.parse import urljoin
 
 import urllib3
 
+from gdelt_forecast.articles import politeness
 from gdelt_forecast.articles.ledger import (
     STATUSES,
     Journal,
@@ -77,6 +82,8 @@ class FetchSummary(StageSummary):
     not_html: int = 0
     failed: int = 0
     retryable: int = 0
+    host_down: int = 0
+    hosts_down: int = 0  # hosts cut short: down after host_down_after failures in a row
     recovered: int = 0  # pages of interrupted runs added to the ledger from their WARC files
     requests: int = 0  # page requests: redirect hops and retries included
     robots_fetches: int = 0
@@ -87,11 +94,12 @@ class FetchSummary(StageSummary):
         counts = ", ".join(f"{getattr(self, s)} {s.replace('_', ' ')}" for s in STATUSES)
         return (
             f"fetch: {self.urls} URLs, {self.skipped} already done; {counts}; "
-            f"{self.requests} requests, {self.bytes / 1e6:.1f} MB stored ({self.seconds:.1f} s)"
+            f"{self.hosts_down} hosts down; {self.requests} requests, "
+            f"{self.bytes / 1e6:.1f} MB stored ({self.seconds:.1f} s)"
         )
 
 
-# --- one URL ----------------------------------------------------------------------------------
+# --- one URL ---------------------------------------------------------------------------------
 
 
 @dataclass
@@ -103,15 +111,19 @@ class _Outcome:
     error: str | None = None
     content_type: str | None = None
     wait: float | None = None  # for a retry: the server's Retry-After, in seconds
+    failure: bool = False  # the host failed (refused, reset, timeout, 5xx), not the page
+    lease: tuple[str, str] | None = None  # (host, token) of the last request's turn
     requests: int = 0
     attempts: int = 1
+    waited_s: float = 0.0  # the retries' waits: backoffs and Retry-After
     fetched_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     body: bytes = b""
     sha256: str | None = None
     warc: bytes = b""  # the gzip members of the response and request records
 
-    def end(self, status: str, error: str | None = None, wait: float | None = None) -> _Outcome:
-        self.status, self.error, self.wait = status, error, wait
+    def end(self, status: str, error: str | None = None, wait: float | None = None,
+            failure: bool = False) -> _Outcome:  # fmt: skip
+        self.status, self.error, self.wait, self.failure = status, error, wait, failure
         self.fetched_at = datetime.now(UTC)
         return self
 
@@ -155,11 +167,43 @@ def _warc_records(
     )
 
 
-class _Fetcher:
-    """Fetches URLs on a thread pool under the global, per-host and delay limits."""
+class _HostDown(Exception):
+    """A host this URL's next request needed is down."""
 
-    def __init__(self, cfg: ArticlesConfig):
-        self.cfg = cfg
+
+class _Turns:
+    """The turns of one URL's attempt on the hosts it asks: the one the scheduler took for
+    its first request, then one for each later request (robots.txt comes first; a redirect's
+    next hop), waited for in the worker thread. ``out.lease`` is the last one held."""
+
+    def __init__(self, store: politeness.Store, out: _Outcome):
+        self.store, self.out, self.fresh = store, out, True
+
+    def get(self, client: PinnedClient, target: Target) -> urllib3.BaseHTTPResponse:
+        self.wait_for(target.host)
+        return client.get(target)
+
+    def wait_for(self, host: str) -> None:
+        held = self.out.lease
+        if self.fresh and held and held[0] == host:
+            self.fresh = False
+            return
+        self.fresh = False
+        if held:  # its request ended well, or this attempt would be over
+            self.out.lease = None
+            self.store.done(*held)
+        while not (answer := self.store.take(host)).token:
+            if answer.down:
+                raise _HostDown(host)
+            time.sleep(min(answer.wait_s, 1.0))
+        self.out.lease = (host, answer.token)
+
+
+class _Fetcher:
+    """Fetches URLs on a thread pool under the global limit and the hosts' politeness."""
+
+    def __init__(self, cfg: ArticlesConfig, store: politeness.Store):
+        self.cfg, self.store = cfg, store
         self.client = PinnedClient(
             cfg.user_agent,
             (cfg.connect_timeout_s, cfg.read_timeout_s),
@@ -167,28 +211,32 @@ class _Fetcher:
             per_pool=cfg.concurrency,
         )
         self.robots = (
-            Robots(self.client, cfg.user_agent, cfg.allow_hosts, cfg.resolve)
-            if cfg.robots
-            else None
+            Robots(store, cfg.user_agent, cfg.allow_hosts, cfg.resolve) if cfg.robots else None
         )
         self.finished: queue.Queue[tuple[str, int, _Outcome]] = queue.Queue()
         self.in_flight = 0
         self.requests = 0
+        self.hosts_down: set[str] = set()
+        # The requests and waits of a URL's attempts before this one, for its ledger row.
+        self.earlier: dict[str, tuple[int, float]] = {}
 
     # -- in a worker thread --
 
-    def _work(self, host: str, url: str, attempt: int) -> None:
+    def _work(self, host: str, url: str, attempt: int, token: str) -> None:
+        outcome = _Outcome(url, lease=(host, token))
         try:
-            outcome = self._attempt(url)
+            self._attempt(outcome)
+        except _HostDown as exc:
+            outcome.end("host_down", f"host {exc} is down")
         except Exception as exc:  # a bug must neither hang the run nor lose the URL
             log.exception("fetching %s", url)
-            outcome = _Outcome(url).end("failed", f"internal error: {_one_line(exc)}")
+            outcome.end("failed", f"internal error: {_one_line(exc)}")
         self.finished.put((host, attempt, outcome))
 
-    def _attempt(self, url: str) -> _Outcome:
-        """One try at ``url``, following redirects; every hop is checked like the first."""
-        out = _Outcome(url)
-        current = url
+    def _attempt(self, out: _Outcome) -> _Outcome:
+        """One try at ``out.url``, following redirects; every hop is checked like the first."""
+        turns = _Turns(self.store, out)
+        current = out.url
         for _ in range(self.cfg.max_redirects + 1):
             out.final_url = current
             try:
@@ -196,20 +244,22 @@ class _Fetcher:
             except Refused as exc:
                 return out.end("refused", str(exc))
             except Unresolvable as exc:
-                return out.end(_RETRY if exc.temporary else "failed", str(exc))
+                return out.end(_RETRY if exc.temporary else "failed", str(exc), failure=True)
             try:
-                if self.robots and not self.robots.allows(target):
+                if self.robots and not self.robots.allows(
+                    target, lambda t: turns.get(self.client, t)
+                ):
                     return out.end("robots", f"robots.txt disallows {current}")
             except RobotsUnreachable as exc:
-                return out.end(_RETRY, str(exc))
+                return out.end(_RETRY, str(exc), failure=exc.failure)
             out.requests += 1
             deadline = time.monotonic() + self.cfg.page_timeout_s
             try:
-                resp = self.client.get(target)
+                resp = turns.get(self.client, target)
             except urllib3.exceptions.SSLError as exc:
                 return out.end("failed", _one_line(exc))
             except (urllib3.exceptions.HTTPError, OSError) as exc:
-                return out.end(_RETRY, _one_line(exc))
+                return out.end(_RETRY, _one_line(exc), failure=True)
             location = resp.headers.get("Location")
             if resp.status in REDIRECTS and location:
                 release(resp, read_all=False)
@@ -231,9 +281,8 @@ class _Fetcher:
             if status in (404, 410):
                 return out.end("not_found", f"HTTP {status}")
             if status == 429 or status >= 500:
-                return out.end(
-                    _RETRY, f"HTTP {status}", retry_after(resp.headers.get("Retry-After"))
-                )
+                wait = retry_after(resp.headers.get("Retry-After"))
+                return out.end(_RETRY, f"HTTP {status}", wait, failure=status >= 500)
             if not 200 <= status < 300:
                 return out.end("failed", f"HTTP {status}")
             if mime not in HTML_TYPES:
@@ -248,9 +297,9 @@ class _Fetcher:
         except Undecodable as exc:
             return out.end("failed", str(exc))
         except TooSlow as exc:
-            return out.end(_RETRY, str(exc))
+            return out.end(_RETRY, str(exc), failure=True)
         except (urllib3.exceptions.HTTPError, OSError) as exc:
-            return out.end(_RETRY, _one_line(exc))
+            return out.end(_RETRY, _one_line(exc), failure=True)
         finally:
             release(resp, read_all)
         # Hashing and compressing here, in the worker, keeps them off the scheduling thread.
@@ -263,7 +312,7 @@ class _Fetcher:
 
     def run(self, urls: list[str]) -> Iterator[_Outcome]:
         """Yield every URL's settled outcome, in the order they settle."""
-        schedule = _Schedule(self.cfg.per_host, self.cfg.per_host_delay_s)
+        schedule = _Schedule(self.cfg.per_host)
         for url in urls:
             try:
                 schedule.add(split_url(url)[1], url)
@@ -271,125 +320,190 @@ class _Fetcher:
                 yield _Outcome(url, final_url=url).end("refused", str(exc))
         with ThreadPoolExecutor(self.cfg.concurrency, thread_name_prefix="article") as pool:
             while schedule.pending or self.in_flight:
-                wait = self._dispatch(pool, schedule)
+                wait, cut = self._dispatch(pool, schedule)
+                yield from cut
                 try:
                     host, attempt, outcome = self.finished.get(timeout=wait)
                 except queue.Empty:
                     continue
                 self.in_flight -= 1
-                if self._settle(schedule, host, attempt, outcome):
-                    yield outcome
+                settled, cut = self._settle(schedule, host, attempt, outcome)
+                yield from settled
+                yield from cut
 
-    def _dispatch(self, pool: ThreadPoolExecutor, schedule: _Schedule) -> float:
-        """Start every URL the limits allow now; return how long to wait for a result."""
+    def _dispatch(
+        self, pool: ThreadPoolExecutor, schedule: _Schedule
+    ) -> tuple[float, list[_Outcome]]:
+        """Start every URL whose host gives a turn now; return how long to wait for a
+        result, and the URLs of hosts found down."""
+        cut: list[_Outcome] = []
         while self.in_flight < self.cfg.concurrency:
-            ready = schedule.pop(time.monotonic())
+            now = time.monotonic()
+            ready = schedule.pop(now)
             if isinstance(ready, float):
                 # Poll at least every second: cheap, and no wait can then be lost.
-                return min(ready, 1.0)
+                return min(ready, 1.0), cut
             host, url, tries = ready
-            pool.submit(self._work, host, url, tries + 1)
-            self.in_flight += 1
-        return 1.0
+            answer = self.store.take(host)
+            if answer.token is None:
+                schedule.requeue(host, url, tries)
+                if answer.down:
+                    cut += self._cut(schedule, host, "is down")
+                schedule.release(host, now + answer.wait_s)
+            else:
+                schedule.started(host, now + self.cfg.per_host_delay_s)
+                pool.submit(self._work, host, url, tries + 1, answer.token)
+                self.in_flight += 1
+        return 1.0, cut
 
-    def _settle(self, schedule: _Schedule, host: str, attempt: int, out: _Outcome) -> bool:
-        """Free the host's slot; requeue a retry (True when ``out`` is settled)."""
+    def _cut(self, schedule: _Schedule, host: str, why: str) -> list[_Outcome]:
+        """The waiting URLs of a host that is down, ended ``host_down``."""
+        self.hosts_down.add(host)
+        return [
+            self._with_earlier(
+                _Outcome(url, final_url=url, attempts=tries).end("host_down", f"host {host} {why}")
+            )
+            for url, tries in schedule.drop(host)
+        ]
+
+    def _settle(
+        self, schedule: _Schedule, host: str, attempt: int, out: _Outcome
+    ) -> tuple[list[_Outcome], list[_Outcome]]:
+        """Hand the turn back, free the host's slot and requeue a retry; returns ``out``
+        when it is settled, and the URLs cut short when its host went down."""
         now = time.monotonic()
         self.requests += out.requests
         out.attempts = attempt
+        wait = 0.0
         if out.status == _RETRY:
             wait = out.wait if out.wait is not None else self.cfg.backoff_s * 2 ** (attempt - 1)
-            if attempt <= self.cfg.retries and wait <= self.cfg.max_retry_after_s:
-                log.debug("%s: %s; retry %d in %.1f s", out.url, out.error, attempt, wait)
-                schedule.retry(host, out.url, attempt, now + wait)
-                schedule.release(host, now)
-                return False
-            out.status = "retryable"
-            if wait > self.cfg.max_retry_after_s:
-                out.error = f"{out.error}; Retry-After {wait:.0f} s over max_retry_after_s"
-        schedule.release(host, now)
-        return True
+            if attempt > self.cfg.retries or wait > self.cfg.max_retry_after_s:
+                out.status = "retryable"
+                if wait > self.cfg.max_retry_after_s:
+                    out.error = f"{out.error}; Retry-After {wait:.0f} s over max_retry_after_s"
+                wait = 0.0  # nobody waits for a URL that ends here
+        down = self._hand_back(out, wait)
+        if out.status == _RETRY and not down:
+            log.debug("%s: %s; retry %d in %.1f s", out.url, out.error, attempt, wait)
+            requests, waited = self.earlier.get(out.url, (0, 0.0))
+            self.earlier[out.url] = (requests + out.requests, waited + wait)
+            schedule.requeue(host, out.url, attempt)
+            schedule.release(host, now + wait)
+            return [], []
+        limit = self.cfg.host_down_after
+        if down and out.status in (_RETRY, "retryable"):
+            out.status, out.error = "host_down", f"{limit} failures in a row; {out.error}"
+        cut = self._cut(schedule, host, f"is down after {limit} failures") if down else []
+        schedule.release(host)
+        return [self._with_earlier(out)], cut
+
+    def _with_earlier(self, out: _Outcome) -> _Outcome:
+        """``out`` with the requests and waits of its URL's earlier attempts added."""
+        requests, waited = self.earlier.pop(out.url, (0, 0.0))
+        out.requests += requests
+        out.waited_s += waited
+        return out
+
+    def _hand_back(self, out: _Outcome, pause_s: float = 0.0) -> bool:
+        """Give ``out``'s last turn back to the store; whether its host is down now."""
+        if out.lease is None:
+            return out.status == "host_down"
+        host, token = out.lease
+        out.lease = None
+        return self.store.done(host, token, pause_s=pause_s, failed=out.failure)
 
     def leftovers(self) -> list[_Outcome]:
         """Outcomes that arrived after the run was interrupted; retries become retryable."""
         found = []
         while not self.finished.empty():
             _, attempt, out = self.finished.get_nowait()
+            self._hand_back(out)
             self.requests += out.requests
             out.attempts = attempt
             if out.status == _RETRY:
                 out.status = "retryable"
-            found.append(out)
+            found.append(self._with_earlier(out))
         return found
 
     def close(self) -> None:
         self.client.close()
+        self.store.close()
 
 
 @dataclass
 class _Host:
-    free_at: list[float]  # heap: when each idle slot may start its next request
     queue: deque[tuple[str, int]] = field(default_factory=deque)  # (url, attempts so far)
-    not_before: float = 0.0  # the host asked us to back off until then
+    in_flight: int = 0
+    ready_at: float = 0.0  # no turn before then, as far as this process knows
     listed: bool = False  # in _Schedule._ready
-
-    def ready_at(self) -> float:
-        return max(self.free_at[0], self.not_before)
 
 
 class _Schedule:
-    """Which URL may start next. A host has ``per_host`` slots; a slot starts again only
-    ``delay`` seconds after its request ended, and a host that answered with an error or
-    429 / 5xx is paused for the retry's wait. Ready hosts sit in a heap by the time they
-    become ready, so picking one costs O(log hosts)."""
+    """Which URL to ask a turn for next: a host's next URL once this process has fewer than
+    ``per_host`` requests in flight there and the host's last known wait is over. Ready
+    hosts sit in a heap by the time they become ready, so picking one costs O(log hosts);
+    the store has the last word (``_Fetcher._dispatch``)."""
 
-    def __init__(self, per_host: int, delay: float):
-        self._per_host, self._delay = per_host, delay
+    def __init__(self, per_host: int):
+        self._per_host = per_host
         self._hosts: dict[str, _Host] = {}
         self._ready: list[tuple[float, int, str]] = []
         self._order = itertools.count()
         self.pending = 0
 
-    def add(self, host: str, url: str, tries: int = 0) -> None:
-        state = self._hosts.setdefault(host, _Host(free_at=[0.0] * self._per_host))
-        state.queue.append((url, tries))
+    def add(self, host: str, url: str) -> None:
+        state = self._hosts.setdefault(host, _Host())
+        state.queue.append((url, 0))
         self.pending += 1
-        self._list(host, state)
-
-    def retry(self, host: str, url: str, tries: int, not_before: float) -> None:
-        state = self._hosts[host]
-        state.queue.appendleft((url, tries))
-        state.not_before = max(state.not_before, not_before)
-        self.pending += 1
-
-    def release(self, host: str, now: float) -> None:
-        state = self._hosts[host]
-        heapq.heappush(state.free_at, now + self._delay)
         self._list(host, state)
 
     def pop(self, now: float) -> tuple[str, str, int] | float:
-        """(host, url, attempts so far) of a URL that may start now, else seconds until one
-        may (inf when every slot with work is busy)."""
+        """(host, url, attempts so far) of a URL to start now, its host's slot taken, else
+        seconds until one may (inf when every host with work is busy)."""
         while self._ready:
             at, _, host = self._ready[0]
             state = self._hosts[host]
-            if state.ready_at() > at:  # paused since it was listed
-                heapq.heapreplace(self._ready, (state.ready_at(), next(self._order), host))
+            if state.ready_at > at:  # paused since it was listed
+                heapq.heapreplace(self._ready, (state.ready_at, next(self._order), host))
                 continue
             if at > now:
                 return at - now
             heapq.heappop(self._ready)
             state.listed = False
-            heapq.heappop(state.free_at)
+            if not state.queue:  # its URLs were cut since it was listed
+                continue
             url, tries = state.queue.popleft()
+            state.in_flight += 1
             self.pending -= 1
             self._list(host, state)
             return host, url, tries
         return math.inf
 
+    def started(self, host: str, next_at: float) -> None:
+        """A request to ``host`` started; the store gives no turn before ``next_at``."""
+        self._hosts[host].ready_at = next_at
+
+    def requeue(self, host: str, url: str, tries: int) -> None:
+        self._hosts[host].queue.appendleft((url, tries))
+        self.pending += 1
+
+    def release(self, host: str, ready_at: float = 0.0) -> None:
+        """Free a slot of ``host``; no request there before ``ready_at``."""
+        state = self._hosts[host]
+        state.in_flight -= 1
+        state.ready_at = max(state.ready_at, ready_at)
+        self._list(host, state)
+
+    def drop(self, host: str) -> list[tuple[str, int]]:
+        """Every URL waiting for ``host``, taken out."""
+        state = self._hosts[host]
+        dropped, state.queue = list(state.queue), deque()
+        self.pending -= len(dropped)
+        return dropped
+
     def _list(self, host: str, state: _Host) -> None:
-        if state.queue and state.free_at and not state.listed:
-            heapq.heappush(self._ready, (state.ready_at(), next(self._order), host))
+        if state.queue and state.in_flight < self._per_host and not state.listed:
+            heapq.heappush(self._ready, (state.ready_at, next(self._order), host))
             state.listed = True
 
 
@@ -415,6 +529,8 @@ class _Store:
             "sha256": None,
             "fetched_at": out.fetched_at,
             "attempts": out.attempts,
+            "requests": out.requests,
+            "waited_s": out.waited_s,
             "warc_file": None,
             "warc_offset": None,
         }
@@ -448,7 +564,7 @@ def fetch_urls(cfg: Config, urls: Iterable[str]) -> FetchSummary:
     todo = [url for url in wanted if url not in settled]
     summary.urls, summary.skipped = len(wanted), len(wanted) - len(todo)
     run = f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
-    fetcher = _Fetcher(cfg.articles)
+    fetcher = _Fetcher(cfg.articles, politeness.open_store(cfg))
     try:
         with Journal(cfg.data_root, run) as journal:
             warcs = RunWarcs(cfg.data_root, run, cfg.articles.user_agent, cfg.articles.robots)
@@ -466,10 +582,11 @@ def fetch_urls(cfg: Config, urls: Iterable[str]) -> FetchSummary:
                         _tally(summary, out)
                 finally:
                     store.close()
-                    fetcher.close()
     finally:
+        fetcher.close()
         settle_finished_runs(cfg.data_root)
     summary.requests = fetcher.requests
+    summary.hosts_down = len(fetcher.hosts_down)
     summary.robots_fetches = fetcher.robots.fetches if fetcher.robots else 0
     summary.seconds = time.monotonic() - t0
     log.info(summary.line())

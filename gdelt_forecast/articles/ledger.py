@@ -6,7 +6,8 @@ Under ``<data_root>/articles/``:
   as soon as the URL is settled; ``<run>.lock`` is held by the running process (the OS
   releases it if the process dies).
 - ``fetch_ledger.parquet``: one row per URL with its latest outcome (``LEDGER_SCHEMA``);
-  ``attempts`` adds up the attempts of every run. One row per URL rather than per attempt
+  ``attempts``, ``requests`` and ``waited_s`` add up those of every run (a ledger written
+  before the last two existed reads them as null). One row per URL rather than per attempt
   because the ledger answers "what became of this URL" for re-runs and the processing
   stage; a retry's intermediate answers are logged at debug level.
 
@@ -50,8 +51,9 @@ STATUSES = (
     "not_html",  # a Content-Type other than text/html or application/xhtml+xml
     "failed",  # will not heal: other 4xx, too many redirects, bad TLS, corrupt encoding
     "retryable",  # retries spent on errors, 429 or 5xx; a re-run tries again
+    "host_down",  # its host failed articles.host_down_after times in a row; a re-run tries again
 )
-RETRY_STATUSES = frozenset({"retryable"})
+RETRY_STATUSES = frozenset({"retryable", "host_down"})
 
 LEDGER_SCHEMA = pa.schema(
     [
@@ -65,10 +67,15 @@ LEDGER_SCHEMA = pa.schema(
         ("sha256", pa.string()),
         ("fetched_at", pa.timestamp("us", tz="UTC")),
         ("attempts", pa.int32()),
+        ("requests", pa.int32()),  # redirect hops included; robots.txt's are the host's
+        ("waited_s", pa.float64()),  # the retries' waits: backoffs and Retry-After
         ("warc_file", pa.string()),  # relative to data_root
         ("warc_offset", pa.int64()),  # of the response record, for direct access
     ]
 )
+
+
+_ADDED_UP = ("attempts", "requests", "waited_s")  # over every run of a URL
 
 
 def read_ledger(data_root: Path) -> dict[str, dict]:
@@ -153,6 +160,8 @@ def _recovered_rows(data_root: Path, warc_file: str, skip: set[str]) -> list[dic
                 "sha256": hashlib.sha256(page.body).hexdigest(),
                 "fetched_at": _iso(page.fetched_at),
                 "attempts": 1,  # at least; the journal line with the count was lost
+                "requests": 1,
+                "waited_s": 0.0,
                 "warc_file": warc_file,
                 "warc_offset": offset,
             }
@@ -193,7 +202,7 @@ def _merge_ledger(data_root: Path, rows: list[dict]) -> None:
         merged[row["url"]] = {
             **row,
             "fetched_at": datetime.fromisoformat(row["fetched_at"]),
-            "attempts": row["attempts"] + ((prior["attempts"] or 0) if prior else 0),
+            **{k: (row.get(k) or 0) + ((prior[k] or 0) if prior else 0) for k in _ADDED_UP},
         }
     table = pa.Table.from_pylist([merged[url] for url in sorted(merged)], schema=LEDGER_SCHEMA)
     write_parquet(table, DataRoot(data_root).fetch_ledger)

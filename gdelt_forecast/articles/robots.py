@@ -1,11 +1,14 @@
-"""robots.txt per origin, fetched once per run through the pinned client, read as RFC 9309 says.
+"""robots.txt per origin, read once a day for every fetch process, as RFC 9309 says.
 
 Fetch outcomes (RFC 9309 section 2.3.1): 2xx is parsed; 4xx means no rules (allow all);
 5xx, 429 and network errors mean "unreachable": everything is disallowed for now and the
-URL is retried later (``RobotsUnreachable``, not cached, so a later URL asks again). 429 is
+URL is retried later (``RobotsUnreachable``, not kept, so a later URL asks again). 429 is
 a 4xx, but it says the server is overloaded, so it is treated like 5xx. Up to five redirects
 are followed, each hop checked like any other URL; more, or a hop the address check
-refuses, counts as unavailable (allow all). At most 500 KiB of the file is parsed.
+refuses, counts as unavailable (allow all). At most 500 KiB of the file is parsed. The text
+read is kept in the politeness store for a day (section 2.4), so other processes read it
+from there; each request for it goes through the caller's ``get``, which waits its turn on
+the host like any other request.
 
 Matching: urllib.robotparser groups the lines and picks the group for our product token,
 but it only knows prefix rules where the first match wins; RFC 9309 has ``*`` and ``$``
@@ -16,14 +19,14 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from urllib.parse import quote, unquote, urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
 
 import urllib3
 
+from gdelt_forecast.articles.politeness import Store
 from gdelt_forecast.articles.safety import (
-    PinnedClient,
     Refused,
     Target,
     Undecodable,
@@ -42,7 +45,12 @@ Origin = tuple[str, str, int]
 
 
 class RobotsUnreachable(Exception):
-    """robots.txt could not be read (5xx, 429, network): disallow for now, retry later."""
+    """robots.txt could not be read (5xx, 429, network): disallow for now, retry later.
+    ``failure``: the host failed (not a 429, which says it is alive but busy)."""
+
+    def __init__(self, message: str, failure: bool = True):
+        super().__init__(message)
+        self.failure = failure
 
 
 def product_token(user_agent: str) -> str:
@@ -84,20 +92,21 @@ class Rules:
         return best is None or best[1]
 
 
-ALLOW_ALL = Rules("", "")
+Get = Callable[[Target], urllib3.BaseHTTPResponse]
 
 
 class Robots:
-    """The robots.txt answers of one run, fetched once per origin (scheme, host, port)."""
+    """The robots.txt answers of one run, read once per origin (scheme, host, port) from the
+    politeness store, or fetched and kept there."""
 
     def __init__(
         self,
-        client: PinnedClient,
+        store: Store,
         user_agent: str,
         allow_hosts: Collection[str],
         pinned: Mapping[str, object] | None = None,
     ):
-        self._client = client
+        self._store = store
         self._token = product_token(user_agent)
         self._allow_hosts = allow_hosts
         self._pinned = pinned
@@ -106,8 +115,9 @@ class Robots:
         self._guard = threading.Lock()
         self.fetches = 0
 
-    def allows(self, target: Target) -> bool:
-        """Whether robots.txt lets us fetch ``target``; RobotsUnreachable when unknown."""
+    def allows(self, target: Target, get: Get) -> bool:
+        """Whether robots.txt lets us fetch ``target``; RobotsUnreachable when unknown.
+        ``get`` sends a request for robots.txt when neither this run nor the store has it."""
         if urlsplit(target.path).path == "/robots.txt":
             return True
         with self._guard:
@@ -115,22 +125,28 @@ class Robots:
         # One fetch per origin even when several of its URLs ask at once.
         with lock:
             if target.origin not in self._rules:
-                self._rules[target.origin] = self._fetch(target)
+                origin = f"{target.scheme}://{target.host_header}"
+                text = self._store.robots(origin)
+                if text is None:
+                    text = self._fetch(origin, get)
+                    self._store.keep_robots(origin, text)
+                self._rules[target.origin] = Rules(text, self._token)
         return self._rules[target.origin].allows(target.path)
 
-    def _fetch(self, page: Target) -> Rules:
-        url = f"{page.scheme}://{page.host_header}/robots.txt"
+    def _fetch(self, origin: str, get: Get) -> str:
+        """The text of ``origin``'s robots.txt; "" (no rules) when it has none."""
+        url = f"{origin}/robots.txt"
         for _ in range(MAX_REDIRECTS + 1):
             try:
                 target = resolve_and_check(url, self._allow_hosts, self._pinned)
             except Refused:
-                return ALLOW_ALL
+                return ""
             except Unresolvable as exc:
                 raise RobotsUnreachable(f"robots.txt: {exc}") from None
             with self._guard:
                 self.fetches += 1
             try:
-                resp = self._client.get(target)
+                resp = get(target)
             except (urllib3.exceptions.HTTPError, OSError) as exc:
                 raise RobotsUnreachable(f"robots.txt: {type(exc).__name__}") from None
             location = resp.headers.get("Location")
@@ -139,20 +155,22 @@ class Robots:
                 url = urljoin(url, location)
                 continue
             return self._answer(resp, url)
-        return ALLOW_ALL
+        return ""
 
-    def _answer(self, resp: urllib3.BaseHTTPResponse, url: str) -> Rules:
+    def _answer(self, resp: urllib3.BaseHTTPResponse, url: str) -> str:
         read_all = False
         try:
             if resp.status == 429 or resp.status >= 500:
-                raise RobotsUnreachable(f"robots.txt: HTTP {resp.status} from {url}")
+                raise RobotsUnreachable(
+                    f"robots.txt: HTTP {resp.status} from {url}", failure=resp.status != 429
+                )
             if not 200 <= resp.status < 300:
-                return ALLOW_ALL
+                return ""
             body = read_capped(resp, MAX_BYTES, truncate=True)
             read_all = len(body) < MAX_BYTES
-            return Rules(body.decode("utf-8", errors="replace").lstrip("\ufeff"), self._token)
+            return body.decode("utf-8", errors="replace").lstrip("\ufeff")
         except Undecodable:
-            return ALLOW_ALL
+            return ""
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             raise RobotsUnreachable(f"robots.txt: {type(exc).__name__} from {url}") from None
         finally:

@@ -3,14 +3,16 @@ mapped onto source URLs of the real GDELT slot, in a WARC as any web archive hol
 
 import gzip
 import json
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
 import pytest
 
-from gdelt_forecast.config import load_config
+from gdelt_forecast.config import Config, load_config
 from gdelt_forecast.events.normalize import normalize
 from gdelt_forecast.warehouse.build import build_database, open_read_only
+from tests.articles.sites import HOSTS, Site
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ARTICLES = FIXTURES / "articles"
@@ -44,3 +46,42 @@ def quad_urls(cfg) -> list[str]:
         return [
             u for (u,) in con.execute("SELECT DISTINCT url FROM quad_urls ORDER BY url").fetchall()
         ]
+
+
+@pytest.fixture
+def site_at():
+    sites: list[Site] = []
+
+    def make(host: str = "127.0.0.1") -> Site:
+        sites.append(Site(host))
+        return sites[-1]
+
+    yield make
+    for site in sites:
+        site.stop()
+
+
+@pytest.fixture
+def site(site_at) -> Site:
+    return site_at()
+
+
+@pytest.fixture
+def make_cfg(tmp_path) -> Callable[..., Config]:
+    """Test settings: the loopback test hosts allowed, no delays, short timeouts, no robots,
+    no host ever down."""
+
+    def make(*overrides: str) -> Config:
+        base = [
+            f"articles.allow_hosts=[{', '.join(HOSTS)}]",
+            "articles.per_host_delay_s=0",
+            "articles.backoff_s=0",
+            "articles.retries=2",
+            "articles.connect_timeout_s=2",
+            "articles.read_timeout_s=2",
+            "articles.robots=false",
+            "articles.host_down_after=0",
+        ]
+        return load_config(None, [*base, *overrides], tmp_path / "data")
+
+    return make

@@ -10,15 +10,12 @@ import os
 import struct
 import subprocess
 import sys
-import threading
 import time
 import tracemalloc
 import zlib
 from collections import Counter
-from collections.abc import Callable
 from email.utils import formatdate
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 from warcio.archiveiterator import ArchiveIterator
@@ -31,161 +28,9 @@ from gdelt_forecast.articles.ledger import read_ledger
 from gdelt_forecast.articles.process import preset_for, process_page
 from gdelt_forecast.articles.robots import Rules, product_token
 from gdelt_forecast.articles.warc import iter_pages, write_pages
-from gdelt_forecast.config import Config, load_config
+from gdelt_forecast.config import Config
 from tests.articles.conftest import DAY, HTML, article_pages
-
-HOSTS = ("127.0.0.1", "127.0.0.3", "127.0.0.4")
-REPO = Path(__file__).resolve().parents[2]
-
-Reply = Callable[[BaseHTTPRequestHandler], None]
-
-
-def _headers(given: dict[str, str | None]) -> dict[str, str | None]:
-    return {name.replace("_", "-"): value for name, value in given.items()}
-
-
-def html(body: bytes = b"<html><body><p>An article.</p></body></html>", **headers) -> Reply:
-    """200 with ``body``; keyword arguments add headers (Content_Length=None leaves it out)."""
-    headers = _headers({"Content-Type": "text/html; charset=utf-8", **headers})
-    headers.setdefault("Content-Length", str(len(body)))
-
-    def reply(h: BaseHTTPRequestHandler) -> None:
-        h.send_response(200)
-        for name, value in headers.items():
-            if value is not None:
-                h.send_header(name, value)
-        h.end_headers()
-        h.wfile.write(body)
-
-    return reply
-
-
-def status(code: int, body: bytes = b"", **headers) -> Reply:
-    headers = _headers({**headers, "Content-Length": str(len(body))})
-
-    def reply(h: BaseHTTPRequestHandler) -> None:
-        h.send_response(code)
-        for name, value in headers.items():
-            h.send_header(name, value)
-        h.end_headers()
-        h.wfile.write(body)
-
-    return reply
-
-
-def slow(seconds: float, then: Reply) -> Reply:
-    def reply(h: BaseHTTPRequestHandler) -> None:
-        h.server.site.stopping.wait(seconds)
-        then(h)
-
-    return reply
-
-
-class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self):  # noqa: N802 (http.server's naming)
-        site: Site = self.server.site
-        self._answered = False
-        with site.lock:
-            site.hits[self.path] += 1
-            site.headers.append(dict(self.headers))
-            site.active += 1
-            site.max_active = max(site.max_active, site.active)
-            site.starts.append(time.monotonic())
-            replies = site.routes.get(self.path) or [status(404)]
-            reply = replies.pop(0) if len(replies) > 1 else replies[0]
-        try:
-            reply(self)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client stopped reading, as it should for oversized bodies
-        finally:
-            self._answer()
-
-    def end_headers(self):
-        # A request counts as served once its headers go out: the client cannot start its
-        # next request before that, so counts of requests at once never include a stale one.
-        self._answer()
-        super().end_headers()
-
-    def _answer(self):
-        if self._answered:
-            return
-        self._answered = True
-        with self.server.site.lock:
-            self.server.site.active -= 1
-            self.server.site.ends.append(time.monotonic())
-
-    def log_message(self, *args):
-        pass
-
-
-class Site:
-    """An HTTP/1.0 server on one loopback address. ``routes[path]`` lists replies, used in
-    turn, the last one for good; ``hits`` counts requests per path, ``max_active`` the most
-    requests it served at once."""
-
-    def __init__(self, host: str):
-        self.routes: dict[str, list[Reply]] = {}
-        self.hits: Counter[str] = Counter()
-        self.headers: list[dict] = []
-        self.starts: list[float] = []
-        self.ends: list[float] = []
-        self.active = self.max_active = 0
-        self.lock = threading.Lock()
-        self.stopping = threading.Event()
-        self.server = ThreadingHTTPServer((host, 0), _Handler)
-        self.server.site = self
-        self.base = f"http://{host}:{self.server.server_address[1]}"
-        self.thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self.thread.start()
-
-    def serve(self, path: str, *replies: Reply) -> str:
-        self.routes[path] = list(replies)
-        return self.base + path
-
-    def stop(self) -> None:
-        self.stopping.set()
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(5)
-
-
-@pytest.fixture
-def site_at():
-    sites: list[Site] = []
-
-    def make(host: str = "127.0.0.1") -> Site:
-        sites.append(Site(host))
-        return sites[-1]
-
-    yield make
-    for site in sites:
-        site.stop()
-
-
-@pytest.fixture
-def site(site_at) -> Site:
-    return site_at()
-
-
-@pytest.fixture
-def make_cfg(tmp_path) -> Callable[..., Config]:
-    """Test settings: the loopback test hosts allowed, no delays, short timeouts, no robots."""
-
-    def make(*overrides: str) -> Config:
-        base = [
-            f"articles.allow_hosts=[{', '.join(HOSTS)}]",
-            "articles.per_host_delay_s=0",
-            "articles.backoff_s=0",
-            "articles.retries=2",
-            "articles.connect_timeout_s=2",
-            "articles.read_timeout_s=2",
-            "articles.robots=false",
-        ]
-        return load_config(None, [*base, *overrides], tmp_path / "data")
-
-    return make
+from tests.articles.sites import HOSTS, REPO, html, slow, status
 
 
 def statuses(cfg: Config) -> dict[str, str]:
@@ -508,9 +353,10 @@ def test_per_host_and_global_limits(site_at, make_cfg):
 
 def test_per_host_delay_between_requests(site, make_cfg):
     urls = [site.serve(f"/{i}", html()) for i in range(3)]
-    cfg = make_cfg("articles.per_host=1", "articles.per_host_delay_s=0.3")
+    cfg = make_cfg("articles.per_host=2", "articles.per_host_delay_s=0.3")
     fetch_urls(cfg, urls)
-    gaps = [start - end for start, end in zip(site.starts[1:], site.ends, strict=False)]
+    # Two slots, yet one request per interval: the delay is between the starts.
+    gaps = [b - a for a, b in zip(site.starts, site.starts[1:], strict=False)]
     assert len(gaps) == 2 and min(gaps) >= 0.29
 
 
