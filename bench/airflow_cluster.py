@@ -2,7 +2,8 @@
 broker and PostgreSQL as metadata database and result backend, an api-server, a scheduler, a
 DAG processor and ``workers`` Celery workers, all on 127.0.0.1, each service in a session
 of its own logging into ``<home>/<service>.log``. A worker runs ``concurrency`` tasks at once
-(1: two workers on two cores, and a busy worker leaves the next task to another).
+(1 by default; the month bench gives more, ``--worker-slots``, since a fetching day waits on
+its hosts, not on the CPU).
 
 Each worker has its own name (the ``hostname`` Airflow records on the tasks it ran, through
 bench/worker_hostname.py) and its own log-server port. :meth:`Cluster.kill_worker` SIGKILLs a
@@ -96,11 +97,14 @@ class Cluster:
                 start_new_session=True,
             )
 
-    def start(self, dags: tuple[str, ...] = ("monthly_refresh",)) -> None:
-        """Migrate the database and make the pools (``gdelt-forecast airflow init``), start the
-        services and the workers, and unpause ``dags`` once parsed."""
+    def start(
+        self, dags: tuple[str, ...] = ("monthly_refresh",), init: tuple[str, ...] = ()
+    ) -> None:
+        """Migrate the database and make the pools (``gdelt-forecast airflow init`` with the
+        options ``init``: the config that sizes them), start the services and the workers,
+        and unpause ``dags`` once parsed."""
         done = subprocess.run(
-            [str(BIN / "gdelt-forecast"), "airflow", "init"],
+            [str(BIN / "gdelt-forecast"), "airflow", "init", *init],
             env=self.env,
             capture_output=True,
             text=True,

@@ -41,7 +41,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
+import math
 import os
 import resource
 import shutil
@@ -290,38 +292,95 @@ def critical_path(stages: list[dict], tasks: list[dict]) -> dict:
     }
 
 
-def politeness(root: Path, cfg, fetch_wall_s: float) -> dict:
-    """The waits the fetch owes to politeness, from its ledger: each request's pause of
-    ``per_host_delay_s`` and each retry's backoff (``backoff_s`` doubled per retry), summed per
-    host and spread over its ``per_host`` slots; the busiest host of each day bounds that
-    day's fetch from below whatever the workers (``floor_s``, days summed), against the
-    fetch's wall time."""
+def politeness(root: Path, cfg, fetch_wall_s: float, web: news_web.NewsWeb) -> dict:
+    """What the fetch owed to politeness, from the month's ledger: per host, its requests
+    times ``per_host_delay_s`` plus its retries' waits (backoffs and Retry-After); the busiest
+    host's total is the month's floor, which no number of workers can beat, against the
+    fetch's wall time. Also the hosts cut short (down), and the shortest interval between
+    two requests to one host as the news web saw them arrive."""
     import pyarrow.parquet as pq
 
     ledger_path = root / "articles/fetch_ledger.parquet"
     if not ledger_path.exists():
         return {}
     a = cfg.articles
-    rows = pq.read_table(ledger_path, columns=["url", "attempts"]).to_pylist()
-    waits: Counter = Counter()
-    for r in rows:  # the simulated URLs name their day: http://host/[private/]Y/M/D/page
-        parts = r["url"].split("/")
-        # A ledger's attempts add up over runs; one run retries at most `retries` times.
-        tries = min(r["attempts"] or 1, a.retries + 1)
-        backoff = sum(a.backoff_s * 2**k for k in range(tries - 1))
-        waits[("/".join(parts[-4:-1]), parts[2])] += tries * a.per_host_delay_s + backoff
-    busiest: dict = defaultdict(float)
-    for (day, _), wait in waits.items():
-        busiest[day] = max(busiest[day], wait / a.per_host)
-    floor = sum(busiest.values())
+    columns = ["url", "status", "attempts", "requests", "waited_s"]
+    rows = pq.read_table(ledger_path, columns=columns).to_pylist()
+    owed: Counter = Counter()
+    for r in rows:
+        owed[r["url"].split("/")[2].split(":")[0]] += (r["requests"] or 0) * a.per_host_delay_s + (
+            r["waited_s"] or 0.0
+        )
+    busiest, floor = max(owed.items(), key=lambda kv: kv[1], default=(None, 0.0))
+    seen = web.min_interval
     return {
         "urls": len(rows),
-        "hosts": len({h for _, h in waits}),
+        "hosts": len(owed),
         "attempts": sum(r["attempts"] or 1 for r in rows),
+        "requests": sum(r["requests"] or 0 for r in rows),
+        "host_down_urls": sum(r["status"] == "host_down" for r in rows),
+        "hosts_cut_short": len(
+            {r["url"].split("/")[2] for r in rows if r["status"] == "host_down"}
+        ),  # fmt: skip
         "floor_s": round(floor, 1),
+        "floor_host": busiest,
         "fetch_wall_s": fetch_wall_s,
-        "share": round(floor / fetch_wall_s, 3) if fetch_wall_s else None,
+        "fetch_over_floor": round(fetch_wall_s / floor, 3) if floor else None,
+        "per_host_delay_s": a.per_host_delay_s,
+        "min_host_interval_s": round(seen[0], 4) if seen else None,
+        "min_host_interval_host": seen[1] if seen else None,
     }
+
+
+def task_timeline(tasks: list[dict]) -> dict:
+    """Every try of every task as ``{task, day, map_index, try, state, worker, start_s,
+    end_s}`` (seconds from the run's first start; a mapped day task's day is the month's
+    ``map_index``-th, as ``days`` lists every day of the bench's mirror), and what ran side by
+    side: the most ``fetch_day``s at once, and whether a ``process_day`` started before the
+    last ``fetch_day`` ended."""
+    t0 = min((t["start"] for t in tasks if t["start"]), default=0.0)
+    timeline = [
+        {
+            "task": t["task_id"],
+            "day": (START + timedelta(days=t["map_index"])).isoformat()
+            if t["map_index"] >= 0
+            else None,
+            "map_index": t["map_index"],
+            "try": t["try_number"],
+            "state": t["state"],
+            "worker": t["hostname"],
+            "start_s": round(t["start"] - t0, 1) if t["start"] else None,
+            "end_s": round(t["end"] - t0, 1) if t["end"] else None,
+        }
+        for t in sorted(tasks, key=lambda t: (t["start"] or math.inf, t["task_id"]))
+    ]
+    fetches = [t for t in timeline if t["task"] == "fetch_day" and t["end_s"] is not None]
+    edges = sorted([(t["start_s"], 1) for t in fetches] + [(t["end_s"], -1) for t in fetches])
+    at_once = max(itertools.accumulate(step for _, step in edges), default=0)
+    last_fetch_end = max((t["end_s"] for t in fetches), default=None)
+    first_process = min((t["start_s"] for t in timeline
+                         if t["task"] == "process_day" and t["start_s"] is not None),
+                        default=None)  # fmt: skip
+    return {
+        "tasks": timeline,
+        "overlap": {
+            "fetch_days_at_once": at_once,
+            "first_process_day_start_s": first_process,
+            "last_fetch_day_end_s": last_fetch_end,
+            "process_before_last_fetch_ends": first_process is not None
+            and last_fetch_end is not None
+            and first_process < last_fetch_end,
+        },
+    }
+
+
+def release_bytes(release: Path) -> dict:
+    """The release's bytes in all, and per top-level part (a folder or a file)."""
+    parts: Counter = Counter()
+    for path in release.rglob("*"):
+        if path.is_file():
+            parts[path.relative_to(release).parts[0]] += path.stat().st_size
+    return {"total": sum(parts.values()), "parts": dict(parts.most_common())}
 
 
 def here(data_root: str, local: Path) -> Path:
@@ -375,6 +434,18 @@ def main() -> int:
     parser.add_argument("--hosts", type=int, default=200)
     parser.add_argument("--storage", choices=("s3", "local"), default="s3")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--worker-slots",
+        type=int,
+        default=4,
+        help="tasks a worker runs at once (a fetching day mostly waits on its hosts)",
+    )
+    parser.add_argument(
+        "--compare-release",
+        type=Path,
+        help="another run's release of the same month (a serial one, say): the audit checks "
+        "this run's is byte-identical to it",
+    )
     parser.add_argument(
         "--faults", default=",".join(FAULTS), help=f"which faults, of {', '.join(FAULTS)}"
     )
@@ -430,11 +501,14 @@ def main() -> int:
             f"mirror: {len(made.slots)} slots, {made.rows['export']:,} export and "
             f"{made.rows['mentions']:,} mention rows ({time.perf_counter() - t0:.1f} s)"
         )
+        # Redis is the Celery broker (database 0) and the fetchers' politeness (database 1).
+        broker = stack.enter_context(local_servers.redis(work / "redis"))
         # The bucket's working copies in the bench's folder: every worker here shares it, as
         # containers on one host share the compose file's `scratch` volume.
         overrides = [
             f"gdelt.base_url={(work / 'mirror').as_uri()}",
             *web.fetch_config(),
+            f"articles.politeness_store={broker.removesuffix('/0')}/1",
             f"storage.local_dir={work / 'scratch'}",
             *args.set,
         ]
@@ -458,12 +532,12 @@ def main() -> int:
         ingest_cmd = stage_commands(args.days)[0][1]
         stages = [run_cli("ingest", ingest_cmd, common, log, env)]
         database = stack.enter_context(local_servers.postgres())
-        broker = stack.enter_context(local_servers.redis(work / "redis"))
         cluster = stack.enter_context(
-            airflow_cluster.Cluster(work / "airflow", database, broker, env, workers=args.workers)
-        )
+            airflow_cluster.Cluster(work / "airflow", database, broker, env,
+                                    workers=args.workers, concurrency=args.worker_slots)
+        )  # fmt: skip
         t0 = time.perf_counter()
-        cluster.start()
+        cluster.start(init=tuple(common))  # the pools sized by the run's config
         report["airflow_start_s"] = round(time.perf_counter() - t0, 1)
         faults = Faults(cluster, s3, cfg, chosen) if chosen else None
         conf = {
@@ -487,7 +561,7 @@ def main() -> int:
         report["stages"] = stages
         report["critical_path"] = critical_path(stages[1:], tasks)
         report["workers"] = sorted({t["hostname"] for t in tasks if t["hostname"]})
-        report["tasks"] = tasks
+        report |= task_timeline(tasks)
         report["faults"] = faults.report(tasks) if faults else None
         root = here(data_root, work / "data")  # the audit reads files
         reference = None
@@ -505,8 +579,9 @@ def main() -> int:
     release = root / "releases" / VERSION
     report["release"] = str(release)
     report["politeness"] = politeness(
-        root, cfg, next((s["wall_s"] for s in stages if s["name"] == "fetch"), 0.0)
+        root, cfg, next((s["wall_s"] for s in stages if s["name"] == "fetch"), 0.0), web
     )
+    report["release_bytes"] = release_bytes(release) if release.exists() else None
     audit = month_audit.audit(
         work / "mirror",
         root,
@@ -524,13 +599,20 @@ def main() -> int:
         "ok": state == "success" and all(s.get("code", 0) == 0 for s in stages),
         "state": state,
     }
+    polite = report["politeness"]
+    audit["politeness"] = {
+        "ok": (polite.get("min_host_interval_s") or math.inf) >= cfg.articles.per_host_delay_s,
+        "min_host_interval_s": polite.get("min_host_interval_s"),
+        "per_host_delay_s": cfg.articles.per_host_delay_s,
+    }
     if faults:
         audit["faults"] = {"ok": report["faults"]["all_done"], **report["faults"]}
-        if reference is not None:
-            audit["identical"] = (
-                identical(release, reference)
-                if reference.exists()
-                else {"ok": False, "differ": ["no reference release"]}
+    for name, other in (("identical", reference), ("identical_to_compared", args.compare_release)):
+        if other is not None:
+            audit[name] = (
+                identical(release, other)
+                if other.exists()
+                else {"ok": False, "differ": [f"no release at {other}"]}
             )
     audit["ok"] = all(v["ok"] for k, v in audit.items() if k != "ok")
     report["audit"] = audit

@@ -94,17 +94,27 @@ def funnel(root: Path) -> dict:
 
 
 def urls(root: Path) -> dict:
+    """Every source URL kept or excluded with its reason, and in the fetch ledger; each fetch
+    outcome counted (``fetch``), and each URL of a host cut short (``host_down``) excluded
+    for that reason, not lost."""
     wanted = set(_table(root / "silver/events", ["SOURCEURL"])["SOURCEURL"].to_pylist())
     kept = set(_table(root / "articles/docs", ["url"])["url"].to_pylist())
-    excluded = set(_table(root / "articles/exclusions", ["url"])["url"].to_pylist())
+    excl = _table(root / "articles/exclusions", ["url", "filter", "value"]).to_pylist()
+    excluded = {e["url"] for e in excl}
     ledger_path = root / "articles/fetch_ledger.parquet"
-    ledger = set(pq.read_table(ledger_path, columns=["url"])["url"].to_pylist()) if (
-        ledger_path.exists()) else None  # fmt: skip
+    ledger = None
+    if ledger_path.exists():
+        rows = pq.read_table(ledger_path, columns=["url", "status"]).to_pylist()
+        ledger = {r["url"]: r["status"] for r in rows}
     lost = sorted(wanted - kept - excluded)
-    unledgered = sorted(wanted - ledger) if ledger is not None else []
-    return {"ok": not lost and not unledgered, "urls": len(wanted), "kept": len(wanted & kept),
-            "excluded": len((wanted & excluded) - kept), "lost": lost[:20],
-            "not_in_ledger": unledgered[:20]}  # fmt: skip
+    unledgered = sorted(wanted - set(ledger)) if ledger is not None else []
+    down = {u for u in wanted if (ledger or {}).get(u) == "host_down"}
+    down_excluded = {e["url"] for e in excl if e["filter"] == "fetch" and e["value"] == "host_down"}
+    return {"ok": not lost and not unledgered and down == down_excluded, "urls": len(wanted),
+            "kept": len(wanted & kept), "excluded": len((wanted & excluded) - kept),
+            "fetch": dict(Counter(ledger[u] for u in wanted if u in (ledger or {}))),
+            "host_down": len(down), "host_down_not_excluded": sorted(down - down_excluded)[:20],
+            "lost": lost[:20], "not_in_ledger": unledgered[:20]}  # fmt: skip
 
 
 def pages(root: Path) -> dict:

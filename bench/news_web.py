@@ -17,7 +17,8 @@ around them is ours. What each host does is drawn from ``seed``:
 - ``binary``: a page answers as a PDF (not HTML: the fetcher drops it).
 
 ``counts`` keeps the requests and answers per kind, so the bench can tell how many requests
-politeness and faults cost.
+politeness and faults cost, and ``min_interval`` the shortest time between two requests to
+one host, as this server saw them arrive (the politeness the fetchers kept, together).
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ class NewsWeb:
         self.pool = paragraphs()
         self.counts: Counter[str] = Counter()
         self.refused: set[tuple[str, str]] = set()  # (host, path) answered 429 once
+        self.last: dict[str, float] = {}  # host -> when its last request came
+        self.min_interval: tuple[float, str] | None = None  # (seconds, host)
         self.lock = threading.Lock()
         self.server = _Server(("127.0.0.1", 0), _Handler)
         self.server.web = self
@@ -79,6 +82,15 @@ class NewsWeb:
             "articles.resolve={" + ", ".join(f"{h}: 127.0.0.1" for h in hosts) + "}",
             f"articles.allow_hosts=[{', '.join(hosts)}]",
         ]
+
+    def arrived(self, host: str) -> None:
+        """Note a request to ``host`` now, and the interval since its last one."""
+        now = time.monotonic()
+        with self.lock:
+            if host in self.last:
+                gap = (now - self.last[host], host)
+                self.min_interval = min(self.min_interval or gap, gap)
+            self.last[host] = now
 
     def draw(self, url: str) -> random.Random:
         return random.Random(f"{self.seed}:{urlsplit(url).path.removeprefix('/moved')}")
@@ -132,6 +144,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self):  # noqa: N802 (http.server's naming)
         web: NewsWeb = self.server.web
         host = (self.headers.get("Host") or "").split(":")[0].lower()
+        web.arrived(host)
         status, headers, body = web.page(host, self.path)
         with web.lock:
             web.counts["requests"] += 1

@@ -19,12 +19,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gdelt_forecast.config import Config
 from gdelt_forecast.errors import StageError
 
-POOLS = {  # name -> (slots, description)
-    "warehouse_writer": (1, "one writer to warehouse.duckdb"),
-    "article_fetch": (1, "one day's fetching at a time"),
-    "llm_server": (1, "one month's LLM work at a time"),
+POOLS = {  # name -> description
+    "warehouse_writer": "one writer to warehouse.duckdb",
+    "article_fetch": "days fetched at once (articles.fetch_days), under one politeness",
+    "llm_server": "one month's LLM work at a time",
 }
 MARK = "gdelt_forecast_pools"  # the Variable init leaves: the names of the pools it made
 
@@ -41,12 +42,17 @@ def airflow_command() -> str:
     return found
 
 
-def init() -> list[str]:
-    """Migrate Airflow's database, create (or reset) every pool and leave ``MARK``; one line
-    per step."""
+def slots(cfg: Config) -> dict[str, int]:
+    """Each pool's slots: one but for the days fetched at once."""
+    return {name: 1 for name in POOLS} | {"article_fetch": cfg.articles.fetch_days}
+
+
+def init(cfg: Config) -> list[str]:
+    """Migrate Airflow's database, create (or reset) every pool with ``slots(cfg)`` and leave
+    ``MARK``; one line per step."""
     airflow = airflow_command()
     steps = [["db", "migrate"]]
-    steps += [["pools", "set", name, str(slots), text] for name, (slots, text) in POOLS.items()]
+    steps += [["pools", "set", name, str(n), POOLS[name]] for name, n in slots(cfg).items()]
     steps += [["variables", "set", MARK, json.dumps(sorted(POOLS))]]
     done = []
     for step in steps:

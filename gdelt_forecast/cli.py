@@ -258,7 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="migrate Airflow's database and create the pools the DAGs run in",
         description="Run `airflow db migrate`, then `airflow pools set` for every pool the "
-        "DAGs use (gdelt_forecast/airflow_pools.py). Safe to run again.",
+        "DAGs use (gdelt_forecast/airflow_pools.py): one slot each, but article_fetch "
+        "with articles.fetch_days. Safe to run again.",
     )
     air_wait = air_actions.add_parser(
         "wait",
@@ -425,7 +426,7 @@ def _airflow(args: argparse.Namespace, cfg: Config) -> int:
         return 0 if succeeded else 1
     from gdelt_forecast.airflow_pools import init
 
-    for line in init():
+    for line in init(cfg):
         print(line)
     return 0
 

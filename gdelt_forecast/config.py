@@ -116,8 +116,8 @@ class ArticlesConfig(_Section):
     per_host_delay_s: float = Field(
         1.0,
         ge=0,
-        description="Least interval between the starts of two requests to one host, "
-        "whichever fetch process sends them.",
+        description="Least interval before a request to a host: after the last request to "
+        "it started and after its last answer ended, whichever fetch process sent them.",
     )
     politeness_store: str = Field(
         "",

@@ -9,7 +9,7 @@ light, and the stages are imported inside the tasks only."""
 
 from __future__ import annotations
 
-from airflow.sdk import Param, task
+from airflow.sdk import Param, task, task_group
 
 RUN = {
     "config": Param(None, type=["null", "string"], description="YAML config file"),
@@ -34,9 +34,12 @@ def pools() -> None:
 
 
 def day_tasks(days):
-    """Per day of ``days`` (a task's list of ``YYYY-MM-DD``), mapped: ``normalize_day``, then
-    ``fetch_day`` (pool ``article_fetch``: each task already keeps ``articles.concurrency``
-    connections open), then ``process_day``; returns the processed days."""
+    """Per day of ``days`` (a task's list of ``YYYY-MM-DD``), one mapped group: ``normalize_day``,
+    then ``fetch_day`` (pool ``article_fetch``: ``articles.fetch_days`` slots, each task
+    keeping ``articles.concurrency`` connections open, every task under the same politeness
+    per host), then ``process_day``. A day's tasks follow each other, not the other days':
+    a day is processed as soon as it is fetched, while other days are still fetching.
+    Returns the processed days."""
 
     @task
     def normalize_day(day: str) -> str:
@@ -56,4 +59,10 @@ def day_tasks(days):
 
         return run_day("process", day)
 
-    return process_day.expand(day=fetch_day.expand(day=normalize_day.expand(day=days)))
+    # No group prefix: the task ids stay those of the stages' days (the runs' records, the
+    # month bench and the docs name them).
+    @task_group(prefix_group_id=False)
+    def one_day(day: str):
+        return process_day(fetch_day(normalize_day(day)))
+
+    return one_day.expand(day=days)

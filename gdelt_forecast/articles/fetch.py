@@ -1,15 +1,15 @@
 """Fetch article pages politely and safely: scheduling, per-host limits and retries.
 
-``fetch_urls`` fetches each URL not yet settled in the fetch ledger on a thread pool, within
-a global limit (``articles.concurrency``) and each host's politeness, which every fetch
-process shares through one store (``politeness``: two requests to a host start at least
-``per_host_delay_s`` apart, at most ``per_host`` are in flight, a pause asked for holds the
-host for everyone, and a host that failed ``host_down_after`` times in a row is down: its
-URLs end ``host_down`` without a request). robots.txt is honoured (``robots``). Every
-redirect hop is checked like the first URL (``safety``) and waits its turn on its host; a
-body is read within ``max_bytes`` and ``page_timeout_s``. Connection errors, 429 and 5xx are
-retried with backoff or after the server's Retry-After; once the retries are spent the URL
-ends ``retryable`` and a re-run tries it again, as it does a ``host_down`` one.
+``fetch_urls`` fetches each URL not yet settled in the fetch ledger on a thread pool, within a
+global limit (``articles.concurrency``) and each host's politeness, which every fetch process shares
+through one store (``politeness``: a request to a host starts at least ``per_host_delay_s`` after
+the last one started and after the last answer ended, at most ``per_host`` are in flight, a pause
+asked for holds the host for everyone, and a host that failed ``host_down_after`` times in a row is
+down: its URLs end ``host_down`` without a request). robots.txt is honoured (``robots``). Every
+redirect hop is checked like the first URL (``safety``) and waits its turn on its host; a body is
+read within ``max_bytes`` and ``page_timeout_s``. Connection errors, 429 and 5xx are retried with
+backoff or after the server's Retry-After; once the retries are spent the URL ends ``retryable`` and
+a re-run tries it again, as it does a ``host_down`` one.
 
 HTML pages go to the run's WARC files (``warc``) and every outcome to the run's journal,
 folded into the fetch ledger when the run ends, or by the next run if it died (``ledger``,
@@ -388,13 +388,13 @@ class _Fetcher:
             requests, waited = self.earlier.get(out.url, (0, 0.0))
             self.earlier[out.url] = (requests + out.requests, waited + wait)
             schedule.requeue(host, out.url, attempt)
-            schedule.release(host, now + wait)
+            schedule.release(host, now + max(wait, self.cfg.per_host_delay_s))
             return [], []
         limit = self.cfg.host_down_after
         if down and out.status in (_RETRY, "retryable"):
             out.status, out.error = "host_down", f"{limit} failures in a row; {out.error}"
         cut = self._cut(schedule, host, f"is down after {limit} failures") if down else []
-        schedule.release(host)
+        schedule.release(host, now + self.cfg.per_host_delay_s)
         return [self._with_earlier(out)], cut
 
     def _with_earlier(self, out: _Outcome) -> _Outcome:

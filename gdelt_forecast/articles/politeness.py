@@ -5,8 +5,11 @@ a SQLite file on one machine (``<data root>/tmp/politeness.sqlite``, the data ro
 its working copy's, never pushed to a bucket), or Redis (``articles.politeness_store``, a
 ``redis://`` URL such as the Celery broker's) to share it between machines. Per host:
 
-- **the next permitted request**: two requests to one host start at least
-  ``articles.per_host_delay_s`` apart, whichever process sends them;
+- **the next permitted request**: a request to a host starts at least
+  ``articles.per_host_delay_s`` after the last one started and after the last answer
+  ended, whichever process sent them. The second rule is what lets a host itself see the
+  interval: a turn is granted a moment before its request reaches the host, but an answer
+  ends after it;
 - **leases**: at most ``articles.per_host`` requests in flight at once. A request holds a
   lease that its process renews while it runs (:class:`Store`); a process that dies
   blocks the host for at most ``articles.host_lease_s``, until its lease runs out;
@@ -78,9 +81,9 @@ class Store:
         return answer
 
     def done(self, host: str, token: str, *, pause_s: float = 0.0, failed: bool = False) -> bool:
-        """Hand a lease back when its request ended: ``pause_s`` holds the host that long,
-        ``failed`` counts a failure in a row (anything else ends the row). True when the host
-        is down now."""
+        """Hand a lease back when its answer ended: the host's next request waits
+        ``per_host_delay_s`` from now, and ``pause_s`` if longer; ``failed`` counts a failure in a
+        row (anything else ends the row). True when the host is down now."""
         with self._guard:
             self._held.pop(token, None)
         return self._done(host, token, pause_s, failed)
@@ -179,9 +182,9 @@ class FileStore(Store):
         def step(db: sqlite3.Connection, now: float) -> bool:
             db.execute("DELETE FROM leases WHERE token = ?", (token,))
             db.execute(
-                "UPDATE hosts SET not_before = max(not_before, ?), "
+                "UPDATE hosts SET next_at = max(next_at, ?), not_before = max(not_before, ?), "
                 "failures = CASE WHEN ? THEN failures + 1 ELSE 0 END WHERE host = ?",
-                (now + pause_s, failed, host),
+                (now + self.delay, now + pause_s, failed, host),
             )
             if self.down_after:
                 db.execute(

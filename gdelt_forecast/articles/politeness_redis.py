@@ -36,16 +36,16 @@ return {'ok', '0'}
 """
 )
 
-# KEYS: the host's state and leases. ARGV: token, pause_s, failed (0/1), down_after, down_s.
+# KEYS: the host's state and leases. ARGV: token, pause_s, failed (0/1), down_after, down_s,
+# delay.
 _DONE = (
     _NOW
     + """
 redis.call('ZREM', KEYS[2], ARGV[1])
-local pause = tonumber(ARGV[2])
-if pause > 0 then
-  local nb = tonumber(redis.call('HGET', KEYS[1], 'not_before')) or 0
-  redis.call('HSET', KEYS[1], 'not_before', tostring(math.max(nb, now + pause)))
-end
+local h = redis.call('HMGET', KEYS[1], 'next_at', 'not_before')
+redis.call('HSET', KEYS[1],
+  'next_at', tostring(math.max(tonumber(h[1]) or 0, now + tonumber(ARGV[6]))),
+  'not_before', tostring(math.max(tonumber(h[2]) or 0, now + tonumber(ARGV[2]))))
 if ARGV[3] == '1' then
   local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
   local after = tonumber(ARGV[4])
@@ -96,7 +96,7 @@ class RedisStore(Store):
         return Answer(wait_s=float(wait)) if kind == b"wait" else Answer(token=token)
 
     def _done(self, host: str, token: str, pause_s: float, failed: bool) -> bool:
-        args = [token, pause_s, int(failed), self.down_after, self.down_s]
+        args = [token, pause_s, int(failed), self.down_after, self.down_s, self.delay]
         return bool(self._scripts["done"](keys=self._keys(host), args=args))
 
     def _renew(self, held: dict[str, str]) -> None:

@@ -90,7 +90,7 @@ def test_two_processes_fetch_one_host_at_the_configured_interval(site, make_cfg,
     assert len(order) == 16 and {"a", "b"} <= set(order[:6])
     # ... and the host saw one request per interval, not one per interval per process.
     gaps = [b - a for a, b in zip(site.starts, site.starts[1:], strict=False)]
-    assert min(gaps) >= delay - 0.01, gaps  # the server's clock reads arrivals, not grants
+    assert min(gaps) >= delay, gaps
     assert took >= 15 * delay
     ledger = read_ledger(cfg.data_root)
     assert {row["status"] for row in ledger.values()} == {"fetched"} and len(ledger) == 16

@@ -1,10 +1,12 @@
-"""The month bench's small run, in CI (issue 25): bench/bench_month.py on one simulated day of
-8 slots and a few dozen pages, through ``monthly_refresh`` on Airflow's CeleryExecutor with
-Redis as broker, PostgreSQL as metadata database and result backend, two Celery workers and
-the data root in the S3 server's bucket, all started by the bench on 127.0.0.1 and stopped
-after. One worker is SIGKILLed in the middle of its ``fetch_day`` task: Airflow notices,
-retries the task, the fetch resumes, and the run still ends with a verified release and an
-audit that holds. The report says which workers ran what.
+"""The month bench's small run, in CI (issues 25 and 35): bench/bench_month.py on two simulated
+days of 8 slots and a few dozen pages, through ``monthly_refresh`` on Airflow's
+CeleryExecutor with Redis as broker and politeness store, PostgreSQL as metadata database
+and result backend, two Celery workers and the data root in the S3 server's bucket, all
+started by the bench on 127.0.0.1 and stopped after. The two days fetch side by side, a day
+is processed while the other still fetches, and no host sees two requests closer than the
+configured interval. One worker is SIGKILLed in the middle of a ``fetch_day`` task: Airflow
+notices, retries the task, the fetch resumes, and the run still ends with a verified release
+and an audit that holds. The report says which workers ran what, and when.
 
 Skipped, saying why, only where Redis or PostgreSQL is not installed (``.ci/run`` installs
 both).
@@ -32,10 +34,10 @@ pytestmark = [
 ]  # fmt: skip
 
 
-def test_a_day_on_celery_survives_a_killed_worker(tmp_path):
+def test_two_days_on_celery_fetch_side_by_side_and_survive_a_killed_worker(tmp_path):
     report_path = tmp_path / "report.json"
     command = [
-        sys.executable, str(REPO / "bench/bench_month.py"), "--days", "1",
+        sys.executable, str(REPO / "bench/bench_month.py"), "--days", "2",
         "--slots-per-day", "8", "--pages", "30", "--hosts", "12", "--storage", "s3",
         "--workers", "2", "--faults", "kill-fetch", "--no-reference",
         "--workdir", str(tmp_path / "month"), "--report", str(report_path),
@@ -49,17 +51,26 @@ def test_a_day_on_celery_survives_a_killed_worker(tmp_path):
     (kill,) = report["faults"]["events"]
     assert kill["fault"] == "worker SIGKILLed" and kill["task"] == "fetch_day"
     assert kill["running_s"] >= 3.0  # in the middle of it, not before it began
-    fetch = [t for t in report["tasks"] if t["task_id"] == "fetch_day"]
-    states = {t["try_number"]: t["state"] for t in fetch}
-    assert states[1] != "success" and states[max(states)] == "success", fetch
-    assert any(t["hostname"] == kill["worker"] and t["try_number"] == 1 for t in fetch)
+    fetch = [t for t in report["tasks"] if t["task"] == "fetch_day"]
+    killed = [t for t in fetch if t["map_index"] == kill["map_index"]]
+    states = {t["try"]: t["state"] for t in killed}
+    assert states[1] != "success" and states[max(states)] == "success", killed
+    assert any(t["worker"] == kill["worker"] and t["try"] == 1 for t in killed)
+    # Both days fetched at once, under one politeness; a day processed before the last fetch.
+    assert {t["day"] for t in fetch} == {"2025-08-01", "2025-08-02"}
+    overlap = report["overlap"]
+    assert overlap["fetch_days_at_once"] == 2 and overlap["process_before_last_fetch_ends"]
+    polite = report["politeness"]
+    assert polite["min_host_interval_s"] >= polite["per_host_delay_s"] == 1.0
+    assert polite["fetch_over_floor"] > 0 and report["release_bytes"]["total"] > 0
 
     audit = report["audit"]
     assert audit["ok"] and audit["release"]["problems"] == [] and audit["run"]["state"] == "success"
     # The fetch that was cut short lost no URL: every one has its ledger row and outcome.
     assert audit["urls"]["urls"] > 20 and audit["urls"]["lost"] == []
     assert audit["urls"]["not_in_ledger"] == [] and audit["pages"]["lost"] == []
-    assert audit["ingest"]["served"] == 13 and audit["ingest"]["problems"] == []
+    assert audit["urls"]["host_down_not_excluded"] == [] and audit["politeness"]["ok"]
+    assert audit["ingest"]["served"] == 29 and audit["ingest"]["problems"] == []
     assert Path(report["release"], "manifest.json").exists()
     stages = {s["name"]: s for s in report["stages"]}
     assert stages["fetch"]["tries"] >= 2 and stages["release"]["bucket"]["objects_up"] > 0

@@ -19,6 +19,8 @@ def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
         print(json.dumps({
             "errors": {k: str(v) for k, v in bag.import_errors.items()},
             "tasks": {t.task_id: t.pool for t in dag.tasks},
+            "per_day": {t.task_id: t.get_closest_mapped_task_group().group_id
+                        for t in dag.tasks if t.get_closest_mapped_task_group()},
             "params": sorted(dag.params),
             "schedule": dag.timetable.expression,
             "doc": dag.doc_md.strip().splitlines()[0],
@@ -43,6 +45,10 @@ def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
         "reasoning": "default_pool",
         "release": "default_pool",
     }
+    # A day's three tasks are one mapped group: its process_day waits for its own fetch_day,
+    # not for every day's.
+    assert info["per_day"] == dict.fromkeys(("normalize_day", "fetch_day", "process_day"),
+                                            "one_day")  # fmt: skip
     assert info["params"] == [
         "config",
         "data_root",
