@@ -1,13 +1,15 @@
 """Benchmark: a simulated month at GDELT's real volume through Airflow on Celery workers, with
-faults injected, then its audit (issue 25).
+faults injected, then its audit (issues 25 and 35).
 
 1. The month's mirror (bench/month_mirror.py: ``--slots-per-day`` slots a day, 96 at full
    volume, with missing and corrupt files; ``--pages`` caps a day's source URLs) served from
    a file:// URL, and the news web (bench/news_web.py: ``--hosts`` simulated hosts on
    127.0.0.1, reached through ``articles.resolve``).
-2. The engine (bench/local_servers.py, bench/airflow_cluster.py): PostgreSQL, Redis, with
-   ``--storage s3`` the S3 server (the data root then in its bucket) and Airflow with
-   ``--workers`` Celery workers.
+2. The engine (bench/local_servers.py, bench/airflow_cluster.py): PostgreSQL, Redis (the
+   broker, and the fetchers' politeness store), with ``--storage s3`` the S3 server (the
+   data root then in its bucket) and Airflow with ``--workers`` Celery workers of
+   ``--worker-slots`` tasks each; the pools sized by the run's config (``--set
+   articles.fetch_days=1`` fetches one day at a time).
 3. ``ingest`` from the command line (the ``gdelt_ingest`` DAG runs per 15-minute slot, 2,976
    runs a month: its Airflow overhead would be the bench), then ``monthly_refresh`` for the
    month (``partial`` when it has fewer than 31 days).
@@ -21,17 +23,25 @@ faults injected, then its audit (issue 25).
 5. The audit (bench/month_audit.py: ingest, funnel, URLs, pages, and the chain from silver
    events to quads to test queries), ``release verify``, and with faults, whether the release
    is byte-identical to the reference's (every file the manifests list, and the manifests
-   less what names the build: its time, data root and runs).
+   less what names the build: its time, data root and runs), and with ``--compare-release
+   DIR`` whether it is byte-identical to another run's (a serial one's, say).
 
 The report (``--report FILE.json``): ``stages`` (per stage ``wall_s`` from its first task's
 start to its last task's end, ``task_s``, ``cpu_s``, ``peak_rss_mb`` and per worker, tries,
-bucket objects and bytes), ``workers`` (the Celery workers that ran tasks), ``faults``,
-``release``, ``politeness``, ``critical_path`` and ``audit`` (``ok`` and one entry per
-check); per stage also its ``throughput`` per second of its tasks' run time (rows, events,
-URLs, pages). The exit status is 1 unless ``audit.ok``.
+bucket objects and bytes), ``workers`` (the Celery workers that ran tasks), ``tasks`` (every
+try: ``{task, day, map_index, try, state, worker, start_s, end_s}``), ``overlap`` (the most
+``fetch_day``s at once; whether a ``process_day`` started before the last ``fetch_day``
+ended), ``faults``, ``release``, ``release_bytes`` (in all and per part), ``politeness``
+(from the ledger: the floor, the busiest host's requests times the delay plus its waits, and
+the fetch's wall time over it; hosts cut short; ``min_host_interval_s``, the shortest
+interval between two requests to one host that the news web saw), ``critical_path`` and
+``audit`` (``ok`` and one entry per check, ``politeness`` among them: that interval not
+below the delay); per stage also its ``throughput`` per second of its tasks' run time (rows,
+events, URLs, pages). The exit status is 1 unless ``audit.ok``.
 
 Run: ``python bench/bench_month.py --days N [--slots-per-day K] [--pages P] [--hosts H]
-[--storage s3|local] [--workers W] [--faults F,... | --no-faults] [--no-reference] [--workdir DIR]
+[--storage s3|local] [--workers W] [--worker-slots S] [--faults F,... | --no-faults]
+[--no-reference] [--compare-release DIR] [--workdir DIR]
 [--set section.key=value ...] --report FILE.json`` (defaults: 31 days at full volume, S3,
 two workers, faults). A run smaller than a day at full volume needs lower thresholds for its
 test set to have queries (``--set testset.min_daily_mentions=10``, for instance).

@@ -10,9 +10,11 @@ Runs on each `gdelt_bronze_day` asset event (one per complete day of bronze, fro
 * **normalize_day** (one mapped task per day) applies the MIRAI rules to the day's bronze
   and writes its silver events and funnel, like `gdelt-forecast normalize`.
 * **fetch_day** (mapped) fetches the source pages of the day's silver events, like
-  `gdelt-forecast articles fetch`, in the pool `article_fetch` (one slot: each task already
-  keeps `articles.concurrency` connections open, so a backfill cannot open thousands).
-* **process_day** (mapped) extracts and cleans them, like `gdelt-forecast articles process`.
+  `gdelt-forecast articles fetch`, in the pool `article_fetch` (`articles.fetch_days`
+  slots: each task keeps `articles.concurrency` connections open, so a backfill cannot open
+  thousands; all of them share each host's politeness).
+* **process_day** (mapped) extracts and cleans them, like `gdelt-forecast articles process`,
+  as soon as the same day's `fetch_day` ends (a day's three tasks are one mapped group).
 * **database** rebuilds `warehouse.duckdb` once, from silver and the documents, like
   `gdelt-forecast database`, in the pool `warehouse_writer` (one slot: one writer).
 

@@ -5,7 +5,8 @@ On the 2nd of each month (06:00 UTC) for the month before, or by hand (`airflow 
 monthly_refresh --conf '{"month": "2023-11"}'`), checks that its pools were made (**pools**
 fails at once, naming them, unless `gdelt-forecast airflow init` made them), then runs the
 month's bronze through every later stage once, as the command line would:
-**normalize_day**, **fetch_day** (pool `article_fetch`) and **process_day**, mapped per day;
+**normalize_day**, **fetch_day** (pool `article_fetch`) and **process_day**, one group mapped
+per day (a day is processed as soon as it is fetched);
 **database** (pool `warehouse_writer`); **testset**, and **timelines** then **tasks** (pool
 `llm_server`) and **reasoning**; **release**, which packages what those built (their records
 say so) and refuses stale ones.
