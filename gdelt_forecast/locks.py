@@ -28,7 +28,7 @@ from filelock import FileLock
 from gdelt_forecast.config import Config
 from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.errors import StageError
-from gdelt_forecast.objectstore import Bucket, WorkingCopy, working_copy_of
+from gdelt_forecast.objectstore import Bucket, working_copy_of
 
 log = logging.getLogger(__name__)
 
@@ -77,16 +77,9 @@ def shared_file(path: Path) -> Iterator[None]:
         return
     copy, rel = found
     with bucket_lock(copy.bucket, rel.replace("/", "-"), copy.ttl_s):
-        _refresh(copy, rel)
+        copy.refresh(rel)
         yield
         copy.push(rel)
-
-
-def _refresh(copy: WorkingCopy, rel: str) -> None:
-    """Make the working copy's ``rel`` the bucket's, whatever this machine did to it."""
-    (copy.path / rel).unlink(missing_ok=True)
-    copy.forget(rel)
-    copy.pull([rel])
 
 
 @contextmanager

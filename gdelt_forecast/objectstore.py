@@ -203,9 +203,27 @@ class WorkingCopy:
         log.info("pulled %d of %d file(s) from s3://%s", len(wanted), len(remote), self.bucket.root)
         return len(wanted)
 
+    def refresh(self, rel: str) -> None:
+        """Make ``rel`` the bucket's, whatever this machine did to it; under the copy's lock,
+        so no push of another process here sees it missing."""
+        with self._lock:
+            (self.path / rel).unlink(missing_ok=True)
+            self.forget(rel)
+            self.pull([rel])
+
     def push(self, only: str = "") -> int:
         """Send the files under ``only`` (default: everything but local-only paths) that
         changed since the last sync, and delete in the bucket those deleted here."""
+        # Another process on this machine may settle a file of its own between the listing
+        # and the upload (a fetch run folds and deletes its journal): then list again.
+        for _ in range(2):
+            try:
+                return self._push(only)
+            except FileNotFoundError:
+                log.info("a file under %s went away during a push; listing again", self.path)
+        return self._push(only)
+
+    def _push(self, only: str) -> int:
         with self._lock:
             state = self._state()
             start = self.path / only if only else self.path

@@ -61,6 +61,26 @@ def test_a_pull_keeps_what_this_machine_changed_and_pulls_only_what_is_asked(buc
     assert not (c.path / "timelines").exists()
 
 
+def test_a_file_another_process_settles_during_a_push_is_not_an_error(bucket_url, tmp_path,
+                                                                       monkeypatch):  # fmt: skip
+    """Fetch runs side by side share a working copy: one folds its journal into the ledger and
+    deletes it while another pushes (the month bench's failure before this was mended)."""
+    a = _copy(bucket_url, tmp_path / "a")
+    journal = a.path / "articles/fetch_journal/run-1.jsonl"
+    _write(journal, '{"url": "x"}\n')
+    _write(a.path / "articles/fetch_ledger.parquet", "ledger")
+    real_stamp = WorkingCopy._stamp
+
+    def settled_meanwhile(copy, rel):
+        if rel.endswith("run-1.jsonl"):
+            journal.unlink(missing_ok=True)  # the other run settles between listing and stat
+        return real_stamp(copy, rel)
+
+    monkeypatch.setattr(WorkingCopy, "_stamp", settled_meanwhile)
+    assert a.push() == 1
+    assert set(a.bucket.listing("articles")) == {"articles/fetch_ledger.parquet"}
+
+
 def test_local_only_files_never_reach_the_bucket(bucket_url, tmp_path):
     a = _copy(bucket_url, tmp_path / "a")
     for rel in [
