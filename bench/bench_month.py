@@ -339,6 +339,10 @@ def politeness(root: Path, cfg, fetch_wall_s: float, web: news_web.NewsWeb) -> d
         "per_host_delay_s": a.per_host_delay_s,
         "min_host_interval_s": round(seen[0], 4) if seen else None,
         "min_host_interval_host": seen[1] if seen else None,
+        "shortest_intervals": [
+            {"s": round(g, 4), "host": h, "paths": [a, b], "at_s": round(t, 1)}
+            for g, h, a, b, t in web.shortest
+        ],
     }
 
 

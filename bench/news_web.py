@@ -59,9 +59,12 @@ class NewsWeb:
         self.pool = paragraphs()
         self.counts: Counter[str] = Counter()
         self.refused: set[tuple[str, str]] = set()  # (host, path) answered 429 once
-        self.last: dict[str, float] = {}  # host -> when its last request came
+        self.last: dict[str, tuple[float, str]] = {}  # host -> when its last request came, path
         self.min_interval: tuple[float, str] | None = None  # (seconds, host)
+        self.shortest: list[tuple[float, str, str, str, float]] = []  # the 10 shortest, with
+        # host, both paths and when (seconds since start), to tell what sent them
         self.lock = threading.Lock()
+        self.t0 = time.monotonic()
         self.server = _Server(("127.0.0.1", 0), _Handler)
         self.server.web = self
         self.port = self.server.server_address[1]
@@ -83,14 +86,18 @@ class NewsWeb:
             f"articles.allow_hosts=[{', '.join(hosts)}]",
         ]
 
-    def arrived(self, host: str) -> None:
+    def arrived(self, host: str, path: str) -> None:
         """Note a request to ``host`` now, and the interval since its last one."""
         now = time.monotonic()
         with self.lock:
             if host in self.last:
-                gap = (now - self.last[host], host)
+                before, before_path = self.last[host]
+                gap = (now - before, host)
                 self.min_interval = min(self.min_interval or gap, gap)
-            self.last[host] = now
+                self.shortest = sorted(
+                    [*self.shortest, (now - before, host, before_path, path, now - self.t0)]
+                )[:10]
+            self.last[host] = (now, path)
 
     def draw(self, url: str) -> random.Random:
         return random.Random(f"{self.seed}:{urlsplit(url).path.removeprefix('/moved')}")
@@ -144,7 +151,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self):  # noqa: N802 (http.server's naming)
         web: NewsWeb = self.server.web
         host = (self.headers.get("Host") or "").split(":")[0].lower()
-        web.arrived(host)
+        web.arrived(host, self.path)
         status, headers, body = web.page(host, self.path)
         with web.lock:
             web.counts["requests"] += 1
