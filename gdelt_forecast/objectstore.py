@@ -174,10 +174,12 @@ class WorkingCopy:
             return seen is None
         return seen is not None and seen[0] != etag and tuple(seen[1:]) == self._stamp(rel)
 
-    def pull(self, patterns: list[str]) -> int:
+    def pull(self, patterns: list[str], force: bool = False) -> int:
         """Bring the bucket's files that match ``patterns`` (folders, files or globs, relative
-        to the root) into the working copy; files changed here since the last sync are kept.
-        Returns how many files were downloaded."""
+        to the root) into the working copy; files changed here since the last sync are kept,
+        unless ``force``. Each arrives under a hidden name and is renamed over the old one, so
+        another process reading it meanwhile sees one whole version or the other. Returns how
+        many files were downloaded."""
         with self._lock:
             state = self._state()
             remote: dict[str, dict] = {}
@@ -185,19 +187,20 @@ class WorkingCopy:
                 folder = pattern.split("*")[0].rsplit("/", 1)[0] if "*" in pattern else pattern
                 found = self.bucket.listing(folder)
                 remote.update({r: i for r, i in found.items() if _matches(r, pattern)})
-            wanted = [r for r, i in remote.items() if self._wanted(r, state.get(r), i["ETag"])]
+            wanted = [r for r, i in remote.items()
+                      if force or self._wanted(r, state.get(r), i["ETag"])]  # fmt: skip
             gone = [r for r in state if any(_matches(r, p) for p in patterns) and r not in remote]
             for rel in gone:  # deleted in the bucket: drop our copy unless we changed it
                 if not (self.path / rel).exists() or tuple(state[rel][1:]) == self._stamp(rel):
                     (self.path / rel).unlink(missing_ok=True)
                     del state[rel]
             if wanted:
-                for rel in wanted:
-                    (self.path / rel).parent.mkdir(parents=True, exist_ok=True)
-                self.bucket.fs.get(
-                    [self.bucket.key(r) for r in wanted], [str(self.path / r) for r in wanted]
-                )
-                for rel in wanted:
+                arriving = [(self.path / r).with_name(f".{Path(r).name}.pull") for r in wanted]
+                for path in arriving:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                self.bucket.fs.get([self.bucket.key(r) for r in wanted], [str(p) for p in arriving])
+                for rel, path in zip(wanted, arriving, strict=True):
+                    path.replace(self.path / rel)
                     state[rel] = [remote[rel]["ETag"], *self._stamp(rel)]
             self._save(state)
         log.info("pulled %d of %d file(s) from s3://%s", len(wanted), len(remote), self.bucket.root)
@@ -205,11 +208,12 @@ class WorkingCopy:
 
     def refresh(self, rel: str) -> None:
         """Make ``rel`` the bucket's, whatever this machine did to it; under the copy's lock,
-        so no push of another process here sees it missing."""
+        so no push of another process here meets it half done, and never missing for a
+        reader that does not lock (the fetch reads the ledger's settled URLs so)."""
         with self._lock:
-            (self.path / rel).unlink(missing_ok=True)
-            self.forget(rel)
-            self.pull([rel])
+            if not self.pull([rel], force=True):  # none in the bucket: none here either
+                (self.path / rel).unlink(missing_ok=True)
+                self.forget(rel)
 
     def push(self, only: str = "") -> int:
         """Send the files under ``only`` (default: everything but local-only paths) that

@@ -81,6 +81,29 @@ def test_a_file_another_process_settles_during_a_push_is_not_an_error(bucket_url
     assert set(a.bucket.listing("articles")) == {"articles/fetch_ledger.parquet"}
 
 
+def test_a_refreshed_ledger_is_never_missing_or_half_there(bucket_url, tmp_path, monkeypatch):
+    """A fetch reads the ledger without the lock while another refreshes it: the old file
+    stays whole until the new one is renamed over it."""
+    a, b = _copy(bucket_url, tmp_path / "a"), _copy(bucket_url, tmp_path / "b")
+    ledger = "articles/fetch_ledger.parquet"
+    _write(a.path / ledger, "v1")
+    a.push()
+    b.pull(["articles"])
+    _write(a.path / ledger, "v2, longer")
+    a.push()
+    seen = []
+    real_get = b.bucket.fs.get
+
+    def get(rpath, lpath, *args, **kwargs):
+        seen.append((b.path / ledger).read_text())  # what a reader sees mid-download
+        return real_get(rpath, lpath, *args, **kwargs)
+
+    monkeypatch.setattr(b.bucket.fs, "get", get)
+    b.refresh(ledger)
+    assert seen == ["v1"] and (b.path / ledger).read_text() == "v2, longer"
+    assert not list((b.path / "articles").glob(".*.pull"))
+
+
 def test_local_only_files_never_reach_the_bucket(bucket_url, tmp_path):
     a = _copy(bucket_url, tmp_path / "a")
     for rel in [
