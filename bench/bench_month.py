@@ -316,11 +316,12 @@ def politeness(root: Path, cfg, fetch_wall_s: float, web: news_web.NewsWeb) -> d
     a = cfg.articles
     columns = ["url", "status", "attempts", "requests", "waited_s"]
     rows = pq.read_table(ledger_path, columns=columns).to_pylist()
+    from gdelt_forecast.articles.safety import split_url
+
     owed: Counter = Counter()
     for r in rows:
-        owed[r["url"].split("/")[2].split(":")[0]] += (r["requests"] or 0) * a.per_host_delay_s + (
-            r["waited_s"] or 0.0
-        )
+        host = split_url(r["url"])[1]
+        owed[host] += (r["requests"] or 0) * a.per_host_delay_s + (r["waited_s"] or 0.0)
     busiest, floor = max(owed.items(), key=lambda kv: kv[1], default=(None, 0.0))
     seen = web.min_interval
     return {
@@ -330,8 +331,8 @@ def politeness(root: Path, cfg, fetch_wall_s: float, web: news_web.NewsWeb) -> d
         "requests": sum(r["requests"] or 0 for r in rows),
         "host_down_urls": sum(r["status"] == "host_down" for r in rows),
         "hosts_cut_short": len(
-            {r["url"].split("/")[2] for r in rows if r["status"] == "host_down"}
-        ),  # fmt: skip
+            {split_url(r["url"])[1] for r in rows if r["status"] == "host_down"}
+        ),
         "floor_s": round(floor, 1),
         "floor_host": busiest,
         "fetch_wall_s": fetch_wall_s,

@@ -180,23 +180,19 @@ class _Turns:
         self.store, self.out, self.fresh = store, out, True
 
     def get(self, client: PinnedClient, target: Target) -> urllib3.BaseHTTPResponse:
-        self.wait_for(target.host)
-        return client.get(target)
-
-    def wait_for(self, host: str) -> None:
-        held = self.out.lease
-        if self.fresh and held and held[0] == host:
-            self.fresh = False
-            return
+        """``target``'s response, sent once this attempt holds a turn on its host."""
+        held, fresh = self.out.lease, self.fresh
         self.fresh = False
-        if held:  # its request ended well, or this attempt would be over
-            self.out.lease = None
-            self.store.done(*held)
-        while not (answer := self.store.take(host)).token:
-            if answer.down:
-                raise _HostDown(host)
-            time.sleep(min(answer.wait_s, 1.0))
-        self.out.lease = (host, answer.token)
+        if not (fresh and held and held[0] == target.host):
+            if held:  # its request ended well, or this attempt would be over
+                self.out.lease = None
+                self.store.done(*held)
+            while not (answer := self.store.take(target.host)).token:
+                if answer.down:
+                    raise _HostDown(target.host)
+                time.sleep(min(answer.wait_s, 1.0))
+            self.out.lease = (target.host, answer.token)
+        return client.get(target)
 
 
 class _Fetcher:

@@ -3,6 +3,10 @@ each path answers with a list of replies, used in turn; it counts what it was as
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
@@ -127,3 +131,20 @@ class Site:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(5)
+
+
+def articles_settings(cfg) -> list[str]:
+    """``cfg``'s articles section as ``--set`` overrides, for a child process's config."""
+    return [f"articles.{k}={json.dumps(v)}" for k, v in cfg.articles.model_dump().items()]
+
+
+def child(script: str, *args: str) -> subprocess.Popen:
+    """``python -c script args`` from the repository, its output piped."""
+    return subprocess.Popen(
+        [sys.executable, "-c", script, *args],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )

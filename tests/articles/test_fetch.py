@@ -6,10 +6,7 @@ import gzip
 import hashlib
 import io
 import json
-import os
 import struct
-import subprocess
-import sys
 import time
 import tracemalloc
 import zlib
@@ -30,7 +27,7 @@ from gdelt_forecast.articles.robots import Rules, product_token
 from gdelt_forecast.articles.warc import iter_pages, write_pages
 from gdelt_forecast.config import Config
 from tests.articles.conftest import DAY, HTML, article_pages
-from tests.articles.sites import HOSTS, REPO, html, slow, status
+from tests.articles.sites import HOSTS, articles_settings, child, html, slow, status
 
 
 def statuses(cfg: Config) -> dict[str, str]:
@@ -425,17 +422,11 @@ fetch.fetch_urls(load_config(None, args["set"], args["data_root"]), args["urls"]
 def test_killed_run_is_resumed_and_its_unjournaled_page_recovered(site, make_cfg):
     urls = [site.serve(f"/{i}", html(f"<p>page {i}</p>".encode())) for i in range(6)]
     cfg = make_cfg("articles.concurrency=1")
-    settings = [f"articles.{k}={json.dumps(v)}" for k, v in cfg.articles.model_dump().items()]
-    args = {"set": settings, "data_root": str(cfg.data_root), "urls": urls, "die_at": 3}
-    child = subprocess.run(
-        [sys.executable, "-c", _CHILD, json.dumps(args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-    assert child.returncode == 3, child.stderr
+    args = {"set": articles_settings(cfg), "data_root": str(cfg.data_root), "urls": urls,
+            "die_at": 3}  # fmt: skip
+    run = child(_CHILD, json.dumps(args))
+    _, stderr = run.communicate(timeout=60)
+    assert run.returncode == 3, stderr
     [unfinished] = (cfg.data_root / "articles/pages").glob(".*.warc.gz.open")
     with unfinished.open("ab") as fh:
         fh.write(gzip.compress(b"WARC/1.1\r\n" * 100)[:50])  # a record torn mid-write

@@ -6,11 +6,9 @@ store and with a real Redis server on 127.0.0.1."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 
@@ -20,7 +18,7 @@ import pytest
 from gdelt_forecast.articles.fetch import fetch_urls
 from gdelt_forecast.articles.ledger import read_ledger, settled_urls
 from gdelt_forecast.articles.politeness import open_store
-from tests.articles.sites import REPO, html, status
+from tests.articles.sites import articles_settings, child, html, status
 
 STORES = [
     "file",
@@ -44,21 +42,6 @@ def store_setting(request, tmp_path) -> list[str]:
         yield [f"articles.politeness_store={url}"]
 
 
-def _settings(cfg) -> list[str]:
-    return [f"articles.{k}={json.dumps(v)}" for k, v in cfg.articles.model_dump().items()]
-
-
-def _child(script: str, *args: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-c", script, *args],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-
-
 _FETCH = """
 import json, sys
 from gdelt_forecast.articles.fetch import fetch_urls
@@ -77,10 +60,10 @@ def test_two_processes_fetch_one_host_at_the_configured_interval(site, make_cfg,
         name: [site.serve(f"/{name}/{i}", html(f"<p>{name} {i}</p>".encode())) for i in range(8)]
         for name in ("a", "b")
     }
-    args = {"set": _settings(cfg), "data_root": str(cfg.data_root)}
+    args = {"set": articles_settings(cfg), "data_root": str(cfg.data_root)}
     t0 = time.monotonic()
-    children = [_child(_FETCH, json.dumps({**args, "urls": urls})) for urls in runs.values()]
-    results = [child.communicate(timeout=120) for child in children]
+    children = [child(_FETCH, json.dumps({**args, "urls": urls})) for urls in runs.values()]
+    results = [c.communicate(timeout=120) for c in children]
     took = time.monotonic() - t0
     assert [c.returncode for c in children] == [0, 0], [err[-2000:] for _, err in results]
     assert [json.loads(out)["fetched"] for out, _ in results] == [8, 8]
@@ -111,13 +94,13 @@ print("released", flush=True)
 
 
 def _holder(cfg, hold_s: float) -> subprocess.Popen:
-    args = {"set": _settings(cfg), "data_root": str(cfg.data_root), "hold_s": hold_s}
-    child = _child(_HOLD, json.dumps(args))
-    took = json.loads(child.stdout.readline())
+    args = {"set": articles_settings(cfg), "data_root": str(cfg.data_root), "hold_s": hold_s}
+    holder = child(_HOLD, json.dumps(args))
+    took = json.loads(holder.stdout.readline())
     if not took["token"]:
-        child.kill()
+        holder.kill()
         pytest.fail(f"the holder got no turn: {took}")
-    return child
+    return holder
 
 
 def _seconds_until_a_turn(store, host: str, limit_s: float) -> float:
@@ -191,11 +174,11 @@ def test_robots_txt_is_read_once_for_every_process(site, make_cfg, store_setting
                                    Content_Type="text/plain"))  # fmt: skip
     cfg = make_cfg("articles.robots=true", *store_setting)
     first = fetch_urls(cfg, [site.serve("/a", html()), site.serve("/private/a", html())])
-    args = {"set": _settings(cfg), "data_root": str(cfg.data_root),
+    args = {"set": articles_settings(cfg), "data_root": str(cfg.data_root),
             "urls": [site.serve("/b", html()), site.serve("/private/b", html())]}  # fmt: skip
-    child = _child(_FETCH, json.dumps(args))
-    out, err = child.communicate(timeout=120)
-    assert child.returncode == 0, err[-2000:]
+    run = child(_FETCH, json.dumps(args))
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 0, err[-2000:]
     second = json.loads(out)
     assert (first.robots_fetches, second["robots_fetches"]) == (1, 0)
     assert (first.robots, second["robots"], second["fetched"]) == (1, 1, 1)
