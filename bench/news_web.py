@@ -19,11 +19,19 @@ around them is ours. What each host does is drawn from ``seed``:
 ``counts`` keeps the requests and answers per kind, so the bench can tell how many requests
 politeness and faults cost, and ``min_interval`` the shortest time between two requests to
 one host, as this server saw them arrive (the politeness the fetchers kept, together).
+
+The server runs in a process of its own, at real-time priority where the OS allows it: a web
+host is another machine, and an observer that shares two busy cores with the workers (and,
+before, the bench's own threads) stamps a backlog of requests at once when it is scheduled
+again, which reads as intervals of microseconds that no fetcher sent (docs/benchmarks.md,
+the second full month of issue 35).
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import random
 import threading
 import time
@@ -42,17 +50,98 @@ def paragraphs() -> list[str]:
     return [p.strip() for b in bodies for p in b["articleBody"].split("\n") if len(p.strip()) > 60]
 
 
+def host_kinds(hosts: int, seed: int, shares: dict[str, float]) -> dict[str, set[str]]:
+    rng = random.Random(seed)
+    return {
+        f"news-{n}.sim.test": {
+            k for k in ("robots", "limited", "slow", "dead") if rng.random() < shares[k]
+        }  # fmt: skip
+        for n in range(hosts)
+    }
+
+
 class NewsWeb:
+    """The handle the bench and tests hold: the hosts' kinds and port here, the server in a
+    child process, its counts and intervals read over a pipe (live, or as it stopped)."""
+
     def __init__(self, hosts: int, *, seed: int = 0, shares: dict[str, float] | None = None,
                  slow_s: float = 1.0):  # fmt: skip
-        rng = random.Random(seed)
-        shares = {"robots": 0.1, "limited": 0.1, "slow": 0.05, "dead": 0.02, **(shares or {})}
-        self.kinds = {
-            f"news-{n}.sim.test": {
-                k for k in ("robots", "limited", "slow", "dead") if rng.random() < shares[k]
-            }  # fmt: skip
-            for n in range(hosts)
-        }
+        self.shares = {"robots": 0.1, "limited": 0.1, "slow": 0.05, "dead": 0.02, **(shares or {})}
+        self.kinds = host_kinds(hosts, seed, self.shares)
+        self.args = (hosts, seed, self.shares, slow_s)
+        self.port: int | None = None
+        self.final: dict | None = None
+        self.lock = threading.Lock()
+
+    def __enter__(self) -> NewsWeb:
+        ctx = multiprocessing.get_context("spawn")  # not a fork of the bench's threads
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_serve, args=(*self.args, child), daemon=True)
+        self.process.start()
+        child.close()
+        self.port = self.conn.recv()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.final = self._ask("stop")
+        self.process.join(timeout=10)
+
+    def _ask(self, what: str) -> dict:
+        with self.lock:
+            self.conn.send(what)
+            return self.conn.recv()
+
+    def stats(self) -> dict:
+        return self.final if self.final is not None else self._ask("stats")
+
+    @property
+    def counts(self) -> Counter[str]:
+        return Counter(self.stats()["counts"])
+
+    @property
+    def min_interval(self) -> tuple[float, str] | None:
+        return self.stats()["min_interval"]
+
+    @property
+    def shortest(self) -> list[tuple[float, str, str, str, float]]:
+        return self.stats()["shortest"]
+
+    def fetch_config(self) -> list[str]:
+        """The ``--set`` overrides that send the fetcher here."""
+        hosts = sorted(self.kinds)
+        return [
+            "articles.resolve={" + ", ".join(f"{h}: 127.0.0.1" for h in hosts) + "}",
+            f"articles.allow_hosts=[{', '.join(hosts)}]",
+        ]
+
+
+def _serve(hosts: int, seed: int, shares: dict[str, float], slow_s: float, conn) -> None:
+    try:  # threads started after this inherit the policy; as root it is allowed
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+    except (PermissionError, AttributeError):
+        pass
+    web = _Web(host_kinds(hosts, seed, shares), shares, slow_s, seed)
+    thread = threading.Thread(target=web.server.serve_forever, daemon=True)
+    thread.start()
+    conn.send(web.port)
+    while True:
+        what = conn.recv()
+        if what == "stop":
+            web.server.shutdown()
+            web.server.server_close()
+        with web.lock:
+            conn.send({"counts": dict(web.counts), "min_interval": web.min_interval,
+                       "shortest": list(web.shortest)})  # fmt: skip
+        if what == "stop":
+            return
+
+
+class _Web:
+    """The server's side: what each host answers, and what arrived when."""
+
+    def __init__(self, kinds: dict[str, set[str]], shares: dict[str, float], slow_s: float,
+                 seed: int):  # fmt: skip
+        self.kinds = kinds
         self.redirect_share = shares.get("redirect", 0.03)
         self.binary_share = shares.get("binary", 0.02)
         self.slow_s, self.seed = slow_s, seed
@@ -68,23 +157,6 @@ class NewsWeb:
         self.server = _Server(("127.0.0.1", 0), _Handler)
         self.server.web = self
         self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> NewsWeb:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def fetch_config(self) -> list[str]:
-        """The ``--set`` overrides that send the fetcher here."""
-        hosts = sorted(self.kinds)
-        return [
-            "articles.resolve={" + ", ".join(f"{h}: 127.0.0.1" for h in hosts) + "}",
-            f"articles.allow_hosts=[{', '.join(hosts)}]",
-        ]
 
     def arrived(self, host: str, path: str) -> None:
         """Note a request to ``host`` now, and the interval since its last one."""
@@ -149,7 +221,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_GET(self):  # noqa: N802 (http.server's naming)
-        web: NewsWeb = self.server.web
+        web: _Web = self.server.web
         host = (self.headers.get("Host") or "").split(":")[0].lower()
         web.arrived(host, self.path)
         status, headers, body = web.page(host, self.path)
