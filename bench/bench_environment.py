@@ -2,8 +2,9 @@
 ``APIs/api_implementation.py`` on the same release, in the same run.
 
 The release is bench_release's synthetic month (60,000 quads over 2025-08, with its news,
-quad_docs and MIRAI's data_kg.csv / data_news.csv); it is built with ``bench_release.py
---repeat 2`` (its least) when <workdir>/release/releases has none (or with ``--rebuild``). Each side
+quad_docs, and MIRAI's data_kg.csv / data_news.csv built from them by ``release mirai``); it
+is built with ``bench_release.py --repeat 2`` (its least) when <workdir>/release/releases has
+none (or with ``--rebuild``). Each side
 runs in a fresh process:
 
 - **open**: ours is ``open_environment(release, cutoff)``; MIRAI's is importing its module,
@@ -41,6 +42,8 @@ from pathlib import Path
 
 from harness import verdict
 
+from gdelt_forecast.release.mirai_database import FILES, build
+
 REPO = Path(__file__).resolve().parents[1]
 CUTOFF = date(2025, 8, 31)  # every day of the synthetic August is visible
 BUDGET_S = 20.0
@@ -60,7 +63,10 @@ def release_path(workdir: Path, rebuild: bool) -> Path:
         ]
         # Its own targets are its business (bench_release.py); a release is what counts here.
         subprocess.run(cmd, stdout=subprocess.DEVNULL)
-    return releases / (releases / "LATEST").read_text().strip()
+    release = releases / (releases / "LATEST").read_text().strip()
+    if not (release / FILES["data_kg"]).exists():  # MIRAI's module reads them: built once
+        build(release)
+    return release
 
 
 def _rss_mib() -> float:

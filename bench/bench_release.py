@@ -39,7 +39,7 @@ history from 2025-01-01, of which only August has data; DuckDB at release.memory
 subprocess: wall seconds of the whole and of the release alone, and peak RSS as that
 child's ru_maxrss (DuckDB, pyarrow and ONNX Runtime allocate in the same process, so they are
 counted). The phases are each stage's seconds and the release's own steps as its summary
-reports them (``phases``: the table exports with MIRAI's CSVs, ``news_terms/``, ``tkg/``,
+reports them (``phases``: the table exports, MIRAI's CSVs measured, ``news_terms/``, ``tkg/``,
 the stages' files, MIRAI's info folder with the embeddings, the baselines, the statistics
 and plots, the card, Croissant and manifest); "other" is the rest. Then
 ``gdelt_forecast.release.verify.verify`` runs once on the last release, timed, in a fresh

@@ -25,8 +25,8 @@ default) and horizons [1, 7, 30]; each figure is the median-time run of --repeat
 3). In the same run, the steps the builder calls are timed by wrapping them: the SQL
 (``duck.run`` and ``duck.records``), the query rows (``_rows``), the leakage check, the
 subset draw (``balanced_subset``), the balance report (``balance``), the Parquet/JSON
-writes and MIRAI's relation_query.csv files (the release, not the test set, writes MIRAI's
-data_kg.csv and data_news.csv); "other" is the rest (opening the warehouse, the subset
+writes and MIRAI's relation_query.csv files (MIRAI's data_kg.csv and data_news.csv are
+built from a release, not by the test set); "other" is the rest (opening the warehouse, the subset
 items, the Arrow tables).
 
 Target: wall < 10 s for each run ("seconds, not minutes"). The exit status is 1 when it

@@ -29,6 +29,7 @@ the second full month of issue 35).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -116,16 +117,24 @@ class NewsWeb:
 
 
 def _serve(hosts: int, seed: int, shares: dict[str, float], slow_s: float, conn) -> None:
-    try:  # threads started after this inherit the policy; as root it is allowed
+    # Threads started after this inherit the policy; as root it is allowed.
+    with contextlib.suppress(PermissionError, AttributeError):
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
-    except (PermissionError, AttributeError):
-        pass
     web = _Web(host_kinds(hosts, seed, shares), shares, slow_s, seed)
     thread = threading.Thread(target=web.server.serve_forever, daemon=True)
     thread.start()
     conn.send(web.port)
-    while True:
-        what = conn.recv()
+    parent = os.getppid()
+    while True:  # until stopped, or the bench is killed (the pipe closed, or kept open by
+        # a process that inherited it: then the parent is gone)
+        if not conn.poll(1.0):
+            if os.getppid() != parent:
+                return
+            continue
+        try:
+            what = conn.recv()
+        except EOFError:
+            return
         if what == "stop":
             web.server.shutdown()
             web.server.server_close()

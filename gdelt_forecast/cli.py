@@ -196,6 +196,16 @@ def build_parser() -> argparse.ArgumentParser:
         description="Exit 0 when the release in DIR is sound, else 1 naming each bad file.",
     )
     ver.add_argument("release_dir", metavar="DIR", help="a release folder, or s3://bucket/...")
+    mirai = checks.add_parser(
+        "mirai",
+        help="build MIRAI's data_kg.csv and data_news.csv from a release's Parquet",
+        description="Write mirai/MIRAI/data_kg.csv and data_news.csv into the release folder "
+        "DIR (or under --out), from its quads, quad_docs, news and reference tables: the bytes "
+        "whose sha256 its manifest lists under `built`, else exit 1. MIRAI's own code then "
+        "runs on DIR/mirai unchanged.",
+    )
+    mirai.add_argument("release_dir", metavar="DIR", help="a release folder or version name")
+    mirai.add_argument("--out", type=Path, help="build under this folder instead of DIR")
 
     base = stages.add_parser(
         "baseline",
@@ -434,8 +444,10 @@ def _airflow(args: argparse.Namespace, cfg: Config) -> int:
 def _release(args: argparse.Namespace, cfg: Config) -> int:
     if args.action == "verify":
         return _verify(args.release_dir, cfg)
+    if args.action == "mirai":
+        return _mirai(args.release_dir, args.out, cfg)
     if not args.month:
-        raise UsageError("--month is required (or `release verify DIR`)")
+        raise UsageError("--month is required (or `release verify DIR`, `release mirai DIR`)")
     summary = run("release", cfg, args.month, args.version, args.history_start)
     _print(args, summary)
     if args.json:
@@ -520,6 +532,22 @@ def _verify(where: str, cfg: Config) -> int:
         print(f"{where.rstrip('/')}/{problem}", file=sys.stderr)
     print(f"release verify {where}: {f'{len(problems)} problem(s)' if problems else 'sound'}")
     return 1 if problems else 0
+
+
+def _mirai(release: str, out: Path | None, cfg: Config) -> int:
+    """``release mirai``: MIRAI's database files built and checked against the manifest."""
+    from gdelt_forecast.environment import release_folder
+    from gdelt_forecast.release.mirai_database import MiraiDatabaseError, build
+
+    folder = release_folder(release, cfg)
+    try:
+        files = build(folder, out)
+    except MiraiDatabaseError as exc:
+        print(f"release mirai {folder}: {exc}", file=sys.stderr)
+        return 1
+    for item in files:
+        print(f"{(out or folder) / item['path']}: {item['bytes']:,} bytes, sha256 as listed")
+    return 0
 
 
 STAGES = {

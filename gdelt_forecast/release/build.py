@@ -59,6 +59,7 @@ from gdelt_forecast.release import (
     croissant,
     export,
     manifest,
+    mirai_database,
     mirai_info,
     openforecast,
     quality,
@@ -71,7 +72,6 @@ from gdelt_forecast.release.tkg import write_tkg
 from gdelt_forecast.stages import STAGES
 from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.tasks.cut import SPLITS
-from gdelt_forecast.testset import mirai_compat
 from gdelt_forecast.testset.evaluate import LEVELS
 from gdelt_forecast.version import code_version
 from gdelt_forecast.warehouse import build as warehouse
@@ -265,14 +265,15 @@ def _package(
                 first_date=start,
                 last_date=last,
             )
-        log.info("release %s: MIRAI's data_kg.csv and data_news.csv", version)
-        mirai_compat.write_database(con, out / "mirai" / "MIRAI", start, last)
     with _timed(phases, "news_terms"):
         log.info("release %s: news_terms/ (the articles' terms, for BM25 search)", version)
         write_news_terms(out, ROWS_PER_FILE)
     write_parquet(reference.relations(), out / "reference" / "relations.parquet")
     write_parquet(reference.countries(), out / "reference" / "countries.parquet")
     slots = _gdelt_slots(cfg, start, last, out / "gdelt" / "slots.parquet")
+    with _timed(phases, "MIRAI's database (measured)"):
+        log.info("release %s: MIRAI's data_kg.csv and data_news.csv, measured", version)
+        built = mirai_database.measure(out, start, last)
     with _timed(phases, "tkg files"):
         log.info("release %s: tkg/ quadruple files", version)
         tkg = write_tkg(out, start, dates.month_range(month)[0], cfg.release.tkg_valid_days)
@@ -301,6 +302,7 @@ def _package(
             for name, record in records.items()
         },
         "gdelt": slots,
+        "built": built,
         "embeddings": embeddings,
         "tkg": tkg,
         "testset": {k: summary["testset"][k] for k in ("queries", "rows", "subset", "horizons")},
@@ -416,6 +418,7 @@ def _seal(meta: dict, out: Path, phases: dict[str, float]) -> dict[str, int]:
             "config",
             "stages",
             "gdelt",
+            "built",
             "funnel",
             "embeddings",
             "baselines",

@@ -147,6 +147,9 @@ def render(meta: dict, schemas: dict[str, pa.Schema], rows: dict[str, int], stat
     emb, tkg, q = meta["embeddings"], meta["tkg"], meta["quality"]
     of_files = _openforecast_files(meta["openforecast"])
     of_left_out = _openforecast_left_out(meta["openforecast"])
+    built = ", ".join(
+        f"`{b['path'].rsplit('/', 1)[-1]}` {b['bytes']:,} bytes" for b in meta["built"]
+    )
     return f"""---
 {top}---
 
@@ -176,11 +179,16 @@ events = load_dataset("path/to/{meta["version"]}", "events", split="train")
 SELECT relation, count(*) FROM 'quads/*.parquet' GROUP BY relation ORDER BY 2 DESC;
 ```
 
-MIRAI's own code runs unchanged on `mirai/`: copy it to MIRAI's `data/` folder
-(`data/MIRAI/data_kg.csv`, `data_news.csv`, `test/` and `test_subset/relation_query.csv`,
-`data/info/`). Every file is listed with its size and sha256 in `manifest.json`;
-`gdelt-forecast release verify <folder>` re-checks them. `croissant.json` describes the
-tables in MLCommons Croissant 1.0.
+MIRAI's own code runs unchanged on `mirai/` once `gdelt-forecast release mirai <folder>`
+(`pip install gdelt-forecast`) has built its database files from this release's Parquet:
+`mirai/MIRAI/data_kg.csv` and `data_news.csv` repeat the tables `quads`, `quad_docs` and
+`news` in MIRAI's wide form ({built}), so they are not in the download; the command writes
+the bytes whose sha256 `manifest.json` lists under `built`, and refuses others. Then copy
+`mirai/` to MIRAI's `data/` folder (`data/MIRAI/data_kg.csv`, `data_news.csv`, `test/` and
+`test_subset/relation_query.csv`, `data/info/`). Every other file is listed with its size and
+sha256 in `manifest.json`; `gdelt-forecast release verify <folder>` re-checks them, and
+MIRAI's files too (it builds them where they are not built yet). `croissant.json` describes
+the tables in MLCommons Croissant 1.0.
 
 OpenForecast's evaluation scripts (`evaluate/eval_MCNC.py`, `eval_MCAC.py`, `eval_VQA.py`, ...
 `--dataset <file>`) read `openforecast/<split>.json` ({of_files}):

@@ -19,7 +19,9 @@ split its date says, with ids from 0 without gaps. ``openforecast/`` holds exact
 the checked task files give (so its ``known_timeline`` are their backgrounds). MIRAI's
 ``data_news.csv`` holds one line per article of ``news`` on its first-seen day and
 ``data_kg.csv`` one per (quad, document) of ``quad_docs``, each with its quad's whole
-document list, and nothing else: MIRAI's API cuts them by date alone.
+document list, and nothing else: MIRAI's API cuts them by date alone. A release lists them
+under ``built`` (``release mirai`` makes them from its Parquet): verify checks the ones built
+into the folder, or builds them itself, and holds them to the manifest's sha256 too.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import fnmatch
 import json
 from collections import Counter
+from contextlib import contextmanager
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -38,7 +41,7 @@ from gdelt_forecast.dates import month_range
 from gdelt_forecast.files import parquet_rows, sha256
 from gdelt_forecast.reasoning import TASKS as REASONING
 from gdelt_forecast.reasoning.checks import cameo_types, unsound
-from gdelt_forecast.release import card, openforecast
+from gdelt_forecast.release import card, mirai_database, openforecast
 from gdelt_forecast.release.layout import TABLES
 from gdelt_forecast.release.manifest import MANIFEST, on_disk
 from gdelt_forecast.tasks import generated, leakage
@@ -50,10 +53,6 @@ DATED = {  # table -> the date columns that must lie in the history
 }  # fmt: skip
 
 
-# MIRAI's database files (gdelt_forecast/testset/mirai_compat.py), by the view that reads them.
-MIRAI_DATABASE = {"data_kg": "mirai/MIRAI/data_kg.csv", "data_news": "mirai/MIRAI/data_news.csv"}
-
-
 def verify(root: Path) -> list[str]:
     """Every problem found, one line each; empty when the release is sound."""
     try:
@@ -61,7 +60,7 @@ def verify(root: Path) -> list[str]:
         listed = {item["path"]: item for item in manifest["files"]}
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return [f"{MANIFEST}: unreadable ({exc})"]
-    problems = _files(root, listed)
+    problems = _files(root, listed, {item["path"] for item in manifest.get("built", [])})
     if problems:  # tables that fail their checksum are not worth reading further
         return problems
     problems += _schemas(root, listed)
@@ -78,9 +77,11 @@ def verify(root: Path) -> list[str]:
     return problems or _openforecast(root, manifest)
 
 
-def _files(root: Path, listed: dict[str, dict]) -> list[str]:
+def _files(root: Path, listed: dict[str, dict], built: set[str]) -> list[str]:
+    """Each listed file against its entry, and every file on disk listed (or one that
+    ``release mirai`` builds: its bytes are checked with MIRAI's database)."""
     problems = []
-    present = {p.relative_to(root).as_posix() for p in on_disk(root)}
+    present = {p.relative_to(root).as_posix() for p in on_disk(root)} - built
     for path, item in listed.items():
         if path not in present:
             problems.append(f"{path}: listed in the manifest but missing")
@@ -156,17 +157,33 @@ def _leakage(root: Path, manifest: dict, listed: dict[str, dict]) -> list[str]:
             ]
         found = duck.records(con, "release/leaks.sql", first=first, last=last)
         found += duck.records(con, "release/news_terms_check.sql")
-        if all(path in listed for path in MIRAI_DATABASE.values()):  # releases since MIRAI's
-            for name, path in MIRAI_DATABASE.items():
-                con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM {_tsv(root / path)}')
-                tables[name] = [path]
-            found += duck.records(con, "release/mirai_check.sql")
+        with _mirai_database(root, manifest, listed) as (folder, differ):
+            problems += differ
+            if folder is not None:
+                for name, path in mirai_database.FILES.items():
+                    con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM {_tsv(folder / path)}')
+                    tables[name] = [path]
+                found += duck.records(con, "release/mirai_check.sql")
         for r in found:
             problems += [
                 f"{p}: {r['problem']} ({r['rows']} rows, e.g. {r['example']})"
                 for p in tables[r["tbl"]]
             ]
     return problems
+
+
+@contextmanager
+def _mirai_database(root: Path, manifest: dict, listed: dict[str, dict]):
+    """The folder under which MIRAI's database files lie, and their bytes' differences from
+    the manifest: built (``release mirai``) for a release that lists them as built, shipped
+    for one of before; ``None`` for a release of before MIRAI's database was released."""
+    if "built" in manifest:
+        with mirai_database.built(root, manifest) as found:
+            yield found
+    elif all(path in listed for path in mirai_database.FILES.values()):
+        yield root, []
+    else:
+        yield None, []
 
 
 def _tsv(path: Path) -> str:

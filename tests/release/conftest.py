@@ -17,6 +17,7 @@ import pytest
 
 from gdelt_forecast.config import Config, load_config
 from gdelt_forecast.gdelt.ingest import ingest
+from gdelt_forecast.release import mirai_database
 from gdelt_forecast.runner import run
 from tests.conftest import Mirror
 
@@ -90,5 +91,8 @@ def demo_cfg(tmp_path_factory) -> Config:
 
 @pytest.fixture(scope="session")
 def release(demo_cfg) -> Path:
-    """The demo month's first release; tests must not change it (copy it first)."""
-    return Path(run("release", demo_cfg, MONTH).path)
+    """The demo month's first release, with MIRAI's database files built into it as a MIRAI
+    user builds them (`release mirai`); tests must not change it (copy it first)."""
+    path = Path(run("release", demo_cfg, MONTH).path)
+    mirai_database.build(path)
+    return path

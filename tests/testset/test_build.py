@@ -15,7 +15,6 @@ from gdelt_forecast.dates import MonthError, month_range
 from gdelt_forecast.reference import tables
 from gdelt_forecast.runner import run
 from gdelt_forecast.testset.build import TestsetError, answer_dict
-from gdelt_forecast.testset.mirai_compat import write_database
 from gdelt_forecast.testset.subset import Item, balance, balanced_subset
 
 D7, D8 = date(2025, 8, 7), date(2025, 8, 8)
@@ -161,34 +160,6 @@ def test_answer_dict_and_months():
 def read_tsv(path):
     with path.open(encoding="utf-8", newline="") as fh:
         return list(csv.DictReader(fh, delimiter="\t"))
-
-
-def test_mirai_database_files_have_mirai_columns_and_the_window(tmp_path):
-    root = warehouse(tmp_path / "data", QUADS)
-    compat = tmp_path / "MIRAI"
-    with duckdb.connect(str(root / "warehouse.duckdb"), read_only=True) as con:
-        write_database(con, compat, D8, date(2025, 8, 31))
-    kg, news = read_tsv(compat / "data_kg.csv"), read_tsv(compat / "data_news.csv")
-    assert list(kg[0]) == [
-        "DateStr",
-        "Actor1CountryCode",
-        "Actor2CountryCode",
-        "EventBaseCode",
-        "Actor1CountryName",
-        "Actor2CountryName",
-        "RelName",
-        "QuadEventCode",
-        "QuadEventName",
-        "Docid",
-        "Docids",
-    ]
-    assert list(news[0]) == ["Docid", "MD5", "URL", "Date", "Title", "Text", "Abstract"]
-    korea = [r for r in kg if r["QuadEventCode"] == "2025-08-08, KOR, 042, CHN"]
-    assert len(korea) == 9 and korea[0]["RelName"] == "Make a visit"
-    assert korea[0]["QuadEventName"] == "2025-08-08, South Korea, Make a visit, China"
-    assert eval(korea[0]["Docids"]) == sorted(r["Docid"] for r in korea)  # how MIRAI reads it
-    assert {r["DateStr"] for r in kg} == {"2025-08-08"}  # D7 before the window, September after
-    assert len(news) == sum(q[5] for q in QUADS if q[0] == D8)
 
 
 def test_mirai_query_files_have_mirai_columns(tmp_path):
