@@ -56,6 +56,7 @@ demo: $(VENV)/.core
 	$(BIN)/gdelt-forecast reasoning --month 2025-08 $(DEMO)
 	$(BIN)/gdelt-forecast release --month 2025-08 $(DEMO)
 	$(BIN)/gdelt-forecast release verify $(DEMO_ROOT)/releases/$$(cat $(DEMO_ROOT)/releases/LATEST)
+	$(BIN)/gdelt-forecast release mirai $(DEMO_ROOT)/releases/$$(cat $(DEMO_ROOT)/releases/LATEST)
 	$(BIN)/gdelt-forecast site $(DEMO) --out $(DEMO_ROOT)/site
 	@echo "the demo's site: $(abspath $(DEMO_ROOT))/site/index.html (or python -m http.server -d $(DEMO_ROOT)/site)"
 

@@ -541,7 +541,7 @@ def _mirai(release: str, out: Path | None, cfg: Config) -> int:
 
     folder = release_folder(release, cfg)
     try:
-        files = build(folder, out)
+        files = build(folder, out, cfg.release.memory_limit)
     except MiraiDatabaseError as exc:
         print(f"release mirai {folder}: {exc}", file=sys.stderr)
         return 1

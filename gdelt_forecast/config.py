@@ -111,7 +111,13 @@ class ArticlesConfig(_Section):
         32, ge=1, le=512, description="Requests in flight at once, in one fetch process."
     )
     per_host: int = Field(
-        2, ge=1, le=32, description="Requests in flight per host, over every fetch process."
+        1,
+        ge=1,
+        le=32,
+        description="Requests in flight per host, over every fetch process. At 1 a request "
+        "waits for the last answer to end, so the interval holds at the host itself; above 1, "
+        "requests in flight at once are spaced by their turns only, and a process that stalls "
+        "between its turn and its request shortens the interval the host sees.",
     )
     per_host_delay_s: float = Field(
         1.0,

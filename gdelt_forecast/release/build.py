@@ -273,7 +273,7 @@ def _package(
     slots = _gdelt_slots(cfg, start, last, out / "gdelt" / "slots.parquet")
     with _timed(phases, "MIRAI's database (measured)"):
         log.info("release %s: MIRAI's data_kg.csv and data_news.csv, measured", version)
-        built = mirai_database.measure(out, start, last)
+        built = mirai_database.measure(out, start, last, cfg.release.memory_limit)
     with _timed(phases, "tkg files"):
         log.info("release %s: tkg/ quadruple files", version)
         tkg = write_tkg(out, start, dates.month_range(month)[0], cfg.release.tkg_valid_days)

@@ -42,15 +42,17 @@ class MiraiDatabaseError(RuntimeError):
     """What was built is not what the release's manifest says."""
 
 
-def write(release: Path, out: Path, first: date, last: date) -> None:
+def write(release: Path, out: Path, first: date, last: date, memory_limit: str = "1GB") -> None:
     """data_kg.csv and data_news.csv of the days first..last into ``out`` (a release folder,
-    or any folder: the files go to their places under it), from ``release``'s Parquet."""
+    or any folder: the files go to their places under it), from ``release``'s Parquet; DuckDB
+    spills its sort past ``memory_limit`` (``release.memory_limit``)."""
     globs = {t.name: t.glob for t in TABLES}
     kg, news = out / FILES["data_kg"], out / FILES["data_news"]
     kg.parent.mkdir(parents=True, exist_ok=True)
     days = {"first_date": first, "last_date": last}
     with duckdb.connect() as con, tempfile.TemporaryDirectory(prefix="gdelt-mirai-") as spill:
         con.execute(f"SET temp_directory = {duck.literal(spill)}")
+        con.execute(f"SET memory_limit = {duck.literal(memory_limit)}")
         for name in SOURCES:
             con.execute(
                 f"CREATE VIEW {name} AS SELECT * FROM "
@@ -83,11 +85,11 @@ def _write_kg(result, path: Path) -> None:
             writer.writerows((*row, docids) for row in quad)
 
 
-def measure(release: Path, first: date, last: date) -> list[dict]:
+def measure(release: Path, first: date, last: date, memory_limit: str) -> list[dict]:
     """The manifest's ``built``: each file's path, bytes and sha256 as :func:`write` makes
     them from ``release``, built in a temporary folder and dropped."""
     with tempfile.TemporaryDirectory(prefix="gdelt-mirai-") as tmp:
-        write(release, Path(tmp), first, last)
+        write(release, Path(tmp), first, last, memory_limit)
         return [{**entry(Path(tmp), Path(tmp) / p), "command": COMMAND} for p in FILES.values()]
 
 
@@ -105,7 +107,7 @@ def differences(folder: Path, built: list[dict]) -> list[str]:
     return problems
 
 
-def build(release: Path, out: Path | None = None) -> list[dict]:
+def build(release: Path, out: Path | None = None, memory_limit: str = "1GB") -> list[dict]:
     """``release mirai``: the files into ``out`` (default: the release itself), each checked
     against the manifest's ``built``; their entries."""
     manifest = json.loads((release / MANIFEST).read_text(encoding="utf-8"))
@@ -115,7 +117,7 @@ def build(release: Path, out: Path | None = None) -> list[dict]:
             "built on demand ships mirai/MIRAI/ as it is)"
         )
     out = out or release
-    write(release, out, *_history(manifest))
+    write(release, out, *_history(manifest), memory_limit)
     problems = differences(out, manifest["built"])
     if problems:
         raise MiraiDatabaseError("; ".join(problems))
@@ -131,10 +133,12 @@ def _history(manifest: dict) -> tuple[date, date]:
 def built(release: Path, manifest: dict) -> Iterator[tuple[Path, list[str]]]:
     """The folder that holds the release's MIRAI database files and their differences from
     the manifest: the release itself where they were built into it, else a temporary folder
-    they are built into for the caller's use."""
-    if all((release / p).exists() for p in FILES.values()):
-        yield release, differences(release, manifest["built"])
+    they are built into for the caller's use (and the one built file there is, if any, is
+    held to the manifest as well)."""
+    present = [item for item in manifest["built"] if (release / item["path"]).exists()]
+    if len(present) == len(manifest["built"]):
+        yield release, differences(release, present)
         return
     with tempfile.TemporaryDirectory(prefix="gdelt-mirai-") as tmp:
         write(release, Path(tmp), *_history(manifest))
-        yield Path(tmp), differences(Path(tmp), manifest["built"])
+        yield Path(tmp), differences(release, present) + differences(Path(tmp), manifest["built"])

@@ -112,3 +112,5 @@ def test_verify_names_a_built_file_changed_after_it_was_built(release, tmp_path)
     problems = verify(copy)
     assert problems[0].startswith(f"{KG}: ") and "the manifest says" in problems[0]
     assert f"{KG}: a (quad, document) of quad_docs without its line (1 rows" in "".join(problems)
+    (copy / NEWS).unlink()  # half built: verify builds both, and still holds the other one
+    assert [p for p in verify(copy) if "the manifest says" in p] == problems[:1]

@@ -84,5 +84,6 @@ def test_the_readme_runs_as_written(demo_cfg, release, tmp_path):
     assert done.returncode == 0, out[-6000:]
     assert re.search(r"build_testset manual__\S+: success", out)
     assert re.search(r"monthly_refresh manual__\S+: success", out)
+    assert re.search(r"mirai/MIRAI/data_kg.csv: [\d,]+ bytes, sha256 as listed", out)
     assert re.search(r"release verify demo-data/releases/\S+: sound", out)
     assert "accuracy" in out and "MIRAI scores over" in out
