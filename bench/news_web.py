@@ -67,9 +67,9 @@ class NewsWeb:
 
     def __init__(self, hosts: int, *, seed: int = 0, shares: dict[str, float] | None = None,
                  slow_s: float = 1.0):  # fmt: skip
-        self.shares = {"robots": 0.1, "limited": 0.1, "slow": 0.05, "dead": 0.02, **(shares or {})}
-        self.kinds = host_kinds(hosts, seed, self.shares)
-        self.args = (hosts, seed, self.shares, slow_s)
+        shares = {"robots": 0.1, "limited": 0.1, "slow": 0.05, "dead": 0.02, **(shares or {})}
+        self.kinds = host_kinds(hosts, seed, shares)
+        self.args = (hosts, seed, shares, slow_s)
         self.port: int | None = None
         self.final: dict | None = None
         self.lock = threading.Lock()

@@ -29,6 +29,7 @@ from pathlib import Path
 import duckdb
 
 from gdelt_forecast import duck
+from gdelt_forecast.config import ReleaseConfig
 from gdelt_forecast.files import entry, replacing
 from gdelt_forecast.release.layout import TABLES
 from gdelt_forecast.release.manifest import MANIFEST
@@ -36,13 +37,17 @@ from gdelt_forecast.release.manifest import MANIFEST
 FILES = {"data_kg": "mirai/MIRAI/data_kg.csv", "data_news": "mirai/MIRAI/data_news.csv"}
 SOURCES = ("quads", "quad_docs", "news", "countries", "relations")  # the tables they come from
 COMMAND = "gdelt-forecast release mirai DIR"
+# verify builds them without a config: under the config's default limit
+MEMORY_LIMIT = ReleaseConfig.model_fields["memory_limit"].default
 
 
 class MiraiDatabaseError(RuntimeError):
     """What was built is not what the release's manifest says."""
 
 
-def write(release: Path, out: Path, first: date, last: date, memory_limit: str = "1GB") -> None:
+def write(
+    release: Path, out: Path, first: date, last: date, memory_limit: str = MEMORY_LIMIT
+) -> None:
     """data_kg.csv and data_news.csv of the days first..last into ``out`` (a release folder,
     or any folder: the files go to their places under it), from ``release``'s Parquet; DuckDB
     spills its sort past ``memory_limit`` (``release.memory_limit``)."""
@@ -107,7 +112,7 @@ def differences(folder: Path, built: list[dict]) -> list[str]:
     return problems
 
 
-def build(release: Path, out: Path | None = None, memory_limit: str = "1GB") -> list[dict]:
+def build(release: Path, out: Path | None = None, memory_limit: str = MEMORY_LIMIT) -> list[dict]:
     """``release mirai``: the files into ``out`` (default: the release itself), each checked
     against the manifest's ``built``; their entries."""
     manifest = json.loads((release / MANIFEST).read_text(encoding="utf-8"))
