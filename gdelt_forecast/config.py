@@ -115,15 +115,23 @@ class ArticlesConfig(_Section):
         ge=1,
         le=32,
         description="Requests in flight per host, over every fetch process. At 1 a request "
-        "waits for the last answer to end, so the interval holds at the host itself; above 1, "
-        "requests in flight at once are spaced by their turns only, and a process that stalls "
-        "between its turn and its request shortens the interval the host sees.",
+        "waits for the last answer to end, so each is spaced from when the last was sent and "
+        "the interval holds at the host itself; above 1, requests in flight at once are "
+        "spaced by their turns only, and a process that stalls between its turn and its "
+        "request shortens the interval the host sees.",
     )
     per_host_delay_s: float = Field(
         1.0,
         ge=0,
-        description="Least interval before a request to a host: after the last request to "
-        "it started and after its last answer ended, whichever fetch process sent them.",
+        description="Least interval between two requests to a host, whichever fetch process "
+        "sent them: from when the last was sent (its bytes written), plus host_jitter_s.",
+    )
+    host_jitter_s: float = Field(
+        0.05,
+        ge=0,
+        description="Added to per_host_delay_s: how much longer than the last a request may "
+        "take to reach its host and be read there (the network's latency and the host's own "
+        "queue vary), so that the host still sees per_host_delay_s between them.",
     )
     politeness_store: str = Field(
         "",

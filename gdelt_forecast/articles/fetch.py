@@ -2,8 +2,8 @@
 
 ``fetch_urls`` fetches each URL not yet settled in the fetch ledger on a thread pool, within a
 global limit (``articles.concurrency``) and each host's politeness, which every fetch process shares
-through one store (``politeness``: a request to a host starts at least ``per_host_delay_s`` after
-the last one started and after the last answer ended, at most ``per_host`` are in flight, a pause
+through one store (``politeness``: a request to a host starts at least ``per_host_delay_s`` plus
+``host_jitter_s`` after the last one was sent, at most ``per_host`` are in flight, a pause
 asked for holds the host for everyone, and a host that failed ``host_down_after`` times in a row is
 down: its URLs end ``host_down`` without a request). robots.txt is honoured (``robots``). Every
 redirect hop is checked like the first URL (``safety``) and waits its turn on its host; a body is
@@ -55,6 +55,7 @@ from gdelt_forecast.articles.safety import (
     read_capped,
     release,
     resolve_and_check,
+    sent_at,
     split_url,
 )
 from gdelt_forecast.articles.warc import RunWarcs, response_records
@@ -113,6 +114,7 @@ class _Outcome:
     wait: float | None = None  # for a retry: the server's Retry-After, in seconds
     failure: bool = False  # the host failed (refused, reset, timeout, 5xx), not the page
     lease: tuple[str, str] | None = None  # (host, token) of the last request's turn
+    sent_at: float | None = None  # when the last request was sent (monotonic), if it was
     requests: int = 0
     attempts: int = 1
     waited_s: float = 0.0  # the retries' waits: backoffs and Retry-After
@@ -126,6 +128,9 @@ class _Outcome:
         self.status, self.error, self.wait, self.failure = status, error, wait, failure
         self.fetched_at = datetime.now(UTC)
         return self
+
+    def sent_s_ago(self) -> float | None:
+        return None if self.sent_at is None else time.monotonic() - self.sent_at
 
 
 def retry_after(value: str | None) -> float | None:
@@ -186,13 +191,16 @@ class _Turns:
         if not (fresh and held and held[0] == target.host):
             if held:  # its request ended well, or this attempt would be over
                 self.out.lease = None
-                self.store.done(*held)
+                self.store.done(*held, sent_s_ago=self.out.sent_s_ago())
             while not (answer := self.store.take(target.host)).token:
                 if answer.down:
                     raise _HostDown(target.host)
                 time.sleep(min(answer.wait_s, 1.0))
             self.out.lease = (target.host, answer.token)
-        return client.get(target)
+        self.out.sent_at = None
+        resp = client.get(target)
+        self.out.sent_at = sent_at(resp)
+        return resp
 
 
 class _Fetcher:
@@ -378,19 +386,23 @@ class _Fetcher:
                 if wait > self.cfg.max_retry_after_s:
                     out.error = f"{out.error}; Retry-After {wait:.0f} s over max_retry_after_s"
                 wait = 0.0  # nobody waits for a URL that ends here
+        # What the store is told (``_hand_back``), for this process's own schedule.
+        next_at = now + self.cfg.per_host_delay_s
+        if out.sent_at is not None:
+            next_at = out.sent_at + self.cfg.per_host_delay_s + self.cfg.host_jitter_s
         down = self._hand_back(out, wait)
         if out.status == _RETRY and not down:
             log.debug("%s: %s; retry %d in %.1f s", out.url, out.error, attempt, wait)
             requests, waited = self.earlier.get(out.url, (0, 0.0))
             self.earlier[out.url] = (requests + out.requests, waited + wait)
             schedule.requeue(host, out.url, attempt)
-            schedule.release(host, now + max(wait, self.cfg.per_host_delay_s))
+            schedule.release(host, max(now + wait, next_at))
             return [], []
         limit = self.cfg.host_down_after
         if down and out.status in (_RETRY, "retryable"):
             out.status, out.error = "host_down", f"{limit} failures in a row; {out.error}"
         cut = self._cut(schedule, host, f"is down after {limit} failures") if down else []
-        schedule.release(host, now + self.cfg.per_host_delay_s)
+        schedule.release(host, next_at)
         return [self._with_earlier(out)], cut
 
     def _with_earlier(self, out: _Outcome) -> _Outcome:
@@ -406,7 +418,9 @@ class _Fetcher:
             return out.status == "host_down"
         host, token = out.lease
         out.lease = None
-        return self.store.done(host, token, pause_s=pause_s, failed=out.failure)
+        return self.store.done(
+            host, token, sent_s_ago=out.sent_s_ago(), pause_s=pause_s, failed=out.failure
+        )
 
     def leftovers(self) -> list[_Outcome]:
         """Outcomes that arrived after the run was interrupted; retries become retryable."""

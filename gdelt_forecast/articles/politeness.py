@@ -6,10 +6,12 @@ its working copy's, never pushed to a bucket), or Redis (``articles.politeness_s
 ``redis://`` URL such as the Celery broker's) to share it between machines. Per host:
 
 - **the next permitted request**: a request to a host starts at least
-  ``articles.per_host_delay_s`` after the last one started and after the last answer
-  ended, whichever process sent them. The second rule is what lets a host itself see the
-  interval: a turn is granted a moment before its request reaches the host, but an answer
-  ends after it;
+  ``articles.per_host_delay_s`` after the last turn was given, and that plus
+  ``articles.host_jitter_s`` after the last request was sent (its bytes written), whichever
+  process sent them. The second rule is what lets a host itself see the interval: a process
+  may stall between its turn and its request, so a turn's time says little of when the host
+  got the request, while the moment it was sent is a latency before it. A request whose
+  sending is unknown (it failed midway) counts from when its process handed the turn back;
 - **leases**: at most ``articles.per_host`` requests in flight at once. A request holds a
   lease that its process renews while it runs (:class:`Store`); a process that dies
   blocks the host for at most ``articles.host_lease_s``, until its lease runs out;
@@ -64,6 +66,7 @@ class Store:
 
     def __init__(self, cfg: ArticlesConfig):
         self.per_host, self.delay = cfg.per_host, cfg.per_host_delay_s
+        self.jitter = cfg.host_jitter_s
         self.lease_s = cfg.host_lease_s
         self.down_after, self.down_s = cfg.host_down_after, cfg.host_down_s
         self._held: dict[str, str] = {}  # token -> host
@@ -80,13 +83,17 @@ class Store:
                 self._held[answer.token] = host
         return answer
 
-    def done(self, host: str, token: str, *, pause_s: float = 0.0, failed: bool = False) -> bool:
-        """Hand a lease back when its answer ended: the host's next request waits
-        ``per_host_delay_s`` from now, and ``pause_s`` if longer; ``failed`` counts a failure in a
-        row (anything else ends the row). True when the host is down now."""
+    def done(self, host: str, token: str, *, sent_s_ago: float | None = None,
+             pause_s: float = 0.0, failed: bool = False) -> bool:  # fmt: skip
+        """Hand a lease back when its answer ended. The host's next request waits
+        ``per_host_delay_s + host_jitter_s`` from when this one was sent, ``sent_s_ago`` (by the
+        process's clock; ``None``: not known, so from now), and ``pause_s`` from now if that is
+        later; ``failed`` counts a failure in a row (anything else ends the row). True when
+        the host is down now."""
         with self._guard:
             self._held.pop(token, None)
-        return self._done(host, token, pause_s, failed)
+        since = self.delay if sent_s_ago is None else self.delay + self.jitter - sent_s_ago
+        return self._done(host, token, since, pause_s, failed)
 
     def _renew_held(self) -> None:
         while not self._stop.wait(self.lease_s / 3):
@@ -105,7 +112,10 @@ class Store:
     def _take(self, host: str, token: str) -> Answer:
         raise NotImplementedError
 
-    def _done(self, host: str, token: str, pause_s: float, failed: bool) -> bool:
+    def _done(self, host: str, token: str, next_in_s: float, pause_s: float,
+              failed: bool) -> bool:  # fmt: skip
+        """Atomically: the lease gone, the next request no sooner than ``next_in_s`` from
+        the store's now, the pause, the failures in a row and the down mark."""
         raise NotImplementedError
 
     def _renew(self, held: dict[str, str]) -> None:
@@ -178,13 +188,14 @@ class FileStore(Store):
 
         return self._step(step)
 
-    def _done(self, host: str, token: str, pause_s: float, failed: bool) -> bool:
+    def _done(self, host: str, token: str, next_in_s: float, pause_s: float,
+              failed: bool) -> bool:  # fmt: skip
         def step(db: sqlite3.Connection, now: float) -> bool:
             db.execute("DELETE FROM leases WHERE token = ?", (token,))
             db.execute(
                 "UPDATE hosts SET next_at = max(next_at, ?), not_before = max(not_before, ?), "
                 "failures = CASE WHEN ? THEN failures + 1 ELSE 0 END WHERE host = ?",
-                (now + self.delay, now + pause_s, failed, host),
+                (now + next_in_s, now + pause_s, failed, host),
             )
             if self.down_after:
                 db.execute(

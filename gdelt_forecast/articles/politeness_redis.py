@@ -37,7 +37,7 @@ return {'ok', '0'}
 )
 
 # KEYS: the host's state and leases. ARGV: token, pause_s, failed (0/1), down_after, down_s,
-# delay.
+# next_in_s.
 _DONE = (
     _NOW
     + """
@@ -95,8 +95,9 @@ class RedisStore(Store):
             return Answer(down=True)
         return Answer(wait_s=float(wait)) if kind == b"wait" else Answer(token=token)
 
-    def _done(self, host: str, token: str, pause_s: float, failed: bool) -> bool:
-        args = [token, pause_s, int(failed), self.down_after, self.down_s, self.delay]
+    def _done(self, host: str, token: str, next_in_s: float, pause_s: float,
+              failed: bool) -> bool:  # fmt: skip
+        args = [token, pause_s, int(failed), self.down_after, self.down_s, next_in_s]
         return bool(self._scripts["done"](keys=self._keys(host), args=args))
 
     def _renew(self, held: dict[str, str]) -> None:

@@ -181,6 +181,42 @@ def resolve_and_check(
     return Target(url, scheme, host, port, tuple(addresses), path)
 
 
+class _Stamped:
+    """A connection that notes when its last request's bytes were written (``sent_at``, by
+    ``time.monotonic``): the host reads them a network's latency later, so the next request
+    to it is spaced from this moment, not from when the turn was given (the process may stall
+    in between) nor from when the answer ended (a slow host's answer time is not owed).
+    urllib3 has no hook between sending a request and reading its answer; this is one."""
+
+    sent_at: float | None = None
+
+    def request(self, *args, **kwargs) -> None:
+        self.sent_at = None  # a request that fails midway was not sent
+        super().request(*args, **kwargs)
+        self.sent_at = time.monotonic()
+
+
+class _HTTPConnection(_Stamped, urllib3.connection.HTTPConnection):
+    pass
+
+
+class _HTTPSConnection(_Stamped, urllib3.connection.HTTPSConnection):
+    pass
+
+
+class _HTTPPool(urllib3.HTTPConnectionPool):
+    ConnectionCls = _HTTPConnection
+
+
+class _HTTPSPool(urllib3.HTTPSConnectionPool):
+    ConnectionCls = _HTTPSConnection
+
+
+def sent_at(resp: urllib3.BaseHTTPResponse) -> float | None:
+    """When the request ``resp`` answers was written (``time.monotonic``), if known."""
+    return getattr(resp.connection, "sent_at", None)
+
+
 class PinnedClient:
     """GET requests sent to a Target's checked address, never to a fresh DNS answer.
 
@@ -210,6 +246,7 @@ class PinnedClient:
             cert_reqs="CERT_REQUIRED",
             ca_certs=ca_certs or certifi.where(),
         )
+        self._manager.pool_classes_by_scheme = {"http": _HTTPPool, "https": _HTTPSPool}
 
     @property
     def request_headers(self) -> dict[str, str]:

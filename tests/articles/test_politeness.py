@@ -1,5 +1,6 @@
 """One politeness for every fetch process (issue 35): two processes fetching one host keep its
-interval, a killed process's turn runs out with its lease, a dead host is cut short with its
+interval, the interval counts from when a request was sent, not from its slow answer's end,
+a killed process's turn runs out with its lease, a dead host is cut short with its
 URLs in the ledger, and robots.txt is read once for every process. Each with the SQLite
 store and with a real Redis server on 127.0.0.1."""
 
@@ -18,7 +19,7 @@ import pytest
 from gdelt_forecast.articles.fetch import fetch_urls
 from gdelt_forecast.articles.ledger import read_ledger, settled_urls
 from gdelt_forecast.articles.politeness import open_store
-from tests.articles.sites import articles_settings, child, html, status
+from tests.articles.sites import articles_settings, child, html, slow, status
 
 STORES = [
     "file",
@@ -77,6 +78,42 @@ def test_two_processes_fetch_one_host_at_the_configured_interval(site, make_cfg,
     assert took >= 15 * delay
     ledger = read_ledger(cfg.data_root)
     assert {row["status"] for row in ledger.values()} == {"fetched"} and len(ledger) == 16
+
+
+def test_the_interval_counts_from_when_a_request_was_sent(make_cfg, store_setting):
+    delay, jitter = 0.6, 0.05
+    cfg = make_cfg(f"articles.per_host_delay_s={delay}", f"articles.host_jitter_s={jitter}",
+                   "articles.per_host=1", *store_setting)  # fmt: skip
+    store = open_store(cfg)
+    try:
+        answer = store.take("news.example")
+        time.sleep(0.2)  # the answer took 0.2 s after the request was sent
+        store.done("news.example", answer.token, sent_s_ago=0.2)
+        waited = _seconds_until_a_turn(store, "news.example", limit_s=5)
+        assert delay + jitter - 0.2 - 0.05 <= waited <= delay + jitter - 0.2 + 0.1, waited
+        # Not knowing when it was sent (it failed midway), the store counts from the hand-back.
+        answer = store.take("news.example")
+        assert answer.token is None and answer.wait_s > delay - 0.2
+        time.sleep(answer.wait_s)
+        answer = store.take("news.example")
+        store.done("news.example", answer.token)
+        waited = _seconds_until_a_turn(store, "news.example", limit_s=5)
+        assert delay - 0.05 <= waited <= delay + 0.1, waited
+    finally:
+        store.close()
+
+
+def test_a_slow_hosts_answer_time_is_not_owed_again_as_delay(site, make_cfg, store_setting):
+    delay, answer_s = 0.6, 0.3
+    cfg = make_cfg(f"articles.per_host_delay_s={delay}", "articles.per_host=1", *store_setting)
+    urls = [site.serve(f"/slow/{i}", slow(answer_s, html(b"<p>late</p>"))) for i in range(6)]
+    summary = fetch_urls(cfg, urls)
+    assert summary.fetched == 6
+    gaps = sorted(b - a for a, b in zip(site.starts, site.starts[1:], strict=False))
+    # The host saw the interval, and no more than the interval and the jitter (about 0.65 s),
+    # where counting from each answer's end would have spaced them 0.9 s.
+    assert gaps[0] >= delay, gaps
+    assert gaps[len(gaps) // 2] < delay + answer_s - 0.1, gaps
 
 
 _HOLD = """
