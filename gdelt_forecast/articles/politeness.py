@@ -92,8 +92,8 @@ class Store:
         the host is down now."""
         with self._guard:
             self._held.pop(token, None)
-        since = self.delay if sent_s_ago is None else self.delay + self.jitter - sent_s_ago
-        return self._done(host, token, since, pause_s, failed)
+        next_in_s = self.delay if sent_s_ago is None else self.delay + self.jitter - sent_s_ago
+        return self._done(host, token, next_in_s, pause_s, failed)
 
     def _renew_held(self) -> None:
         while not self._stop.wait(self.lease_s / 3):

@@ -29,8 +29,10 @@ def test_concurrency_limit_is_reached_and_never_passed(server, tmp_path):
     )
     assert [r.answer for r in results] == [valid(p) for p in prompts]  # in request order
     assert server.max_in_flight == 3
-    # A call's latency is its own time on the wire, not the wait for a slot (4 rounds here).
-    assert all(0.15 <= r.latency_s < 0.4 for r in results)
+    # A call's latency is its own time on the wire, not the wait for a slot (4 rounds here:
+    # the last round's calls would count 0.6 s and more). 0.4 s was too tight for a loaded
+    # two-core CI (it failed once in a fresh clone's `make test`).
+    assert all(0.15 <= r.latency_s < 0.55 for r in results)
 
 
 def test_requests_are_sent_grouped_by_prefix(server, tmp_path):
