@@ -386,10 +386,7 @@ class _Fetcher:
                 if wait > self.cfg.max_retry_after_s:
                     out.error = f"{out.error}; Retry-After {wait:.0f} s over max_retry_after_s"
                 wait = 0.0  # nobody waits for a URL that ends here
-        # What the store is told (``_hand_back``), for this process's own schedule.
-        next_at = now + self.cfg.per_host_delay_s
-        if out.sent_at is not None:
-            next_at = out.sent_at + self.cfg.per_host_delay_s + self.cfg.host_jitter_s
+        next_at = now + self.store.next_in_s(out.sent_s_ago())  # as the store will count it
         down = self._hand_back(out, wait)
         if out.status == _RETRY and not down:
             log.debug("%s: %s; retry %d in %.1f s", out.url, out.error, attempt, wait)

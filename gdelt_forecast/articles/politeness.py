@@ -92,8 +92,11 @@ class Store:
         the host is down now."""
         with self._guard:
             self._held.pop(token, None)
-        next_in_s = self.delay if sent_s_ago is None else self.delay + self.jitter - sent_s_ago
-        return self._done(host, token, next_in_s, pause_s, failed)
+        return self._done(host, token, self.next_in_s(sent_s_ago), pause_s, failed)
+
+    def next_in_s(self, sent_s_ago: float | None) -> float:
+        """Seconds from now until a host's next request, its last one sent ``sent_s_ago``."""
+        return self.delay if sent_s_ago is None else self.delay + self.jitter - sent_s_ago
 
     def _renew_held(self) -> None:
         while not self._stop.wait(self.lease_s / 3):
