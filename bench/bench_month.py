@@ -24,7 +24,9 @@ faults injected, then its audit (issues 25 and 35).
    events to quads to test queries), ``release verify``, and with faults, whether the release
    is byte-identical to the reference's (every file the manifests list, and the manifests
    less what names the build: its time, data root and runs), and with ``--compare-release
-   DIR`` whether it is byte-identical to another run's (a serial one's, say).
+   DIR`` whether it is byte-identical to another run's (a serial one's, say: the manifests
+   then also less the settings that name the run, ``RUN_SETTINGS``; the news web's port is
+   in the release's URLs, so both runs need the same ``--web-port``).
 
 The report (``--report FILE.json``): ``stages`` (per stage ``wall_s`` from its first task's
 start to its last task's end, ``task_s``, ``cpu_s``, ``peak_rss_mb`` and per worker, tries,
@@ -40,8 +42,8 @@ below the delay); per stage also its ``throughput`` per second of its tasks' run
 events, URLs, pages). The exit status is 1 unless ``audit.ok``.
 
 Run: ``python bench/bench_month.py --days N [--slots-per-day K] [--pages P] [--hosts H]
-[--storage s3|local] [--workers W] [--worker-slots S] [--faults F,... | --no-faults]
-[--no-reference] [--compare-release DIR] [--workdir DIR]
+[--web-port PORT] [--storage s3|local] [--workers W] [--worker-slots S]
+[--faults F,... | --no-faults] [--no-reference] [--compare-release DIR] [--workdir DIR]
 [--set section.key=value ...] --report FILE.json`` (defaults: 31 days at full volume, S3,
 two workers, faults). A run smaller than a day at full volume needs lower thresholds for its
 test set to have queries (``--set testset.min_daily_mentions=10``, for instance).
@@ -84,8 +86,16 @@ CONFIG = REPO / "configs/default.yaml"
 KILLS = {"kill-normalize": ("normalize_day", 0.5), "kill-fetch": ("fetch_day", 3.0)}
 FAULTS = (*KILLS, "s3-restart", "lock")
 TASK_STAGE = {"normalize_day": "normalize", "fetch_day": "fetch", "process_day": "process"}
-# The manifest's fields that name a build, not what it built.
-BUILD_FIELDS = ("created", "data_root", "run", "runs", "id")
+# The manifest's fields that name a build, not what it built (a config's digest among them:
+# the config itself is compared, less RUN_SETTINGS).
+BUILD_FIELDS = ("created", "data_root", "run", "runs", "id", "config_sha256")
+# The config's settings that say where and how a run ran, not what it built: the bench's
+# folder (the mirror's and scratch's), its Redis port and how many days it fetched at once.
+RUN_SETTINGS = {
+    "gdelt": ("base_url",),
+    "articles": ("politeness_store", "fetch_days"),
+    "storage": ("local_dir",),
+}
 
 
 def stage_commands(days: int) -> list[tuple[str, list[str]]]:
@@ -426,15 +436,22 @@ def _without_build(value):
     return value
 
 
+def _what_it_built(manifest: dict) -> dict:
+    for section, keys in RUN_SETTINGS.items():
+        for key in keys:
+            manifest["config"][section].pop(key, None)
+    return _without_build(manifest)
+
+
 def identical(release: Path, reference: Path) -> dict:
     """Whether two releases hold the same bytes: every file but the manifest, and the
-    manifests less the fields that name the build."""
+    manifests less the fields that name the build and the settings that name the run."""
     mine, theirs = _digest(release), _digest(reference)
     for files in (mine, theirs):
         files.pop("manifest.json", None)
     differ = sorted(p for p in set(mine) | set(theirs) if mine.get(p) != theirs.get(p))
     manifests = [
-        _without_build(json.loads((r / "manifest.json").read_text())) for r in (release, reference)
+        _what_it_built(json.loads((r / "manifest.json").read_text())) for r in (release, reference)
     ]
     if manifests[0] != manifests[1]:
         differ.append("manifest.json (beyond its build fields)")
@@ -447,6 +464,13 @@ def main() -> int:
     parser.add_argument("--slots-per-day", type=int, default=96)
     parser.add_argument("--pages", type=int, default=None, help="source URLs a day at most")
     parser.add_argument("--hosts", type=int, default=200)
+    parser.add_argument(
+        "--web-port",
+        type=int,
+        default=0,
+        help="the news web's port (0: any free one); its URLs, and so the release, hold it, so "
+        "two runs compared with --compare-release need the same",
+    )
     parser.add_argument("--storage", choices=("s3", "local"), default="s3")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
@@ -501,7 +525,7 @@ def main() -> int:
         "workers_asked": args.workers,
     }
     with ExitStack() as stack:
-        web = stack.enter_context(news_web.NewsWeb(args.hosts))
+        web = stack.enter_context(news_web.NewsWeb(args.hosts, port=args.web_port))
         t0 = time.perf_counter()
         made = month_mirror.build(
             work / "mirror",

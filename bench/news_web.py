@@ -66,10 +66,10 @@ class NewsWeb:
     child process, its counts and intervals read over a pipe (live, or as it stopped)."""
 
     def __init__(self, hosts: int, *, seed: int = 0, shares: dict[str, float] | None = None,
-                 slow_s: float = 1.0):  # fmt: skip
+                 slow_s: float = 1.0, port: int = 0):  # fmt: skip
         shares = {"robots": 0.1, "limited": 0.1, "slow": 0.05, "dead": 0.02, **(shares or {})}
         self.kinds = host_kinds(hosts, seed, shares)
-        self.args = (hosts, seed, shares, slow_s)
+        self.args = (hosts, seed, shares, slow_s, port)
         self.port: int | None = None
         self.final: dict | None = None
         self.lock = threading.Lock()
@@ -80,7 +80,11 @@ class NewsWeb:
         self.process = ctx.Process(target=_serve, args=(*self.args, child), daemon=True)
         self.process.start()
         child.close()
-        self.port = self.conn.recv()
+        try:
+            self.port = self.conn.recv()
+        except EOFError:  # the child died before listening: its traceback is on stderr
+            port = self.args[-1]
+            raise RuntimeError(f"the news web could not listen on 127.0.0.1:{port}") from None
         return self
 
     def __exit__(self, *exc) -> None:
@@ -116,11 +120,12 @@ class NewsWeb:
         ]
 
 
-def _serve(hosts: int, seed: int, shares: dict[str, float], slow_s: float, conn) -> None:
+def _serve(hosts: int, seed: int, shares: dict[str, float], slow_s: float, port: int,
+           conn) -> None:  # fmt: skip
     # Threads started after this inherit the policy; as root it is allowed.
     with contextlib.suppress(PermissionError, AttributeError):
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
-    web = _Web(host_kinds(hosts, seed, shares), shares, slow_s, seed)
+    web = _Web(host_kinds(hosts, seed, shares), shares, slow_s, seed, port)
     thread = threading.Thread(target=web.server.serve_forever, daemon=True)
     thread.start()
     conn.send(web.port)
@@ -149,7 +154,7 @@ class _Web:
     """The server's side: what each host answers, and what arrived when."""
 
     def __init__(self, kinds: dict[str, set[str]], shares: dict[str, float], slow_s: float,
-                 seed: int):  # fmt: skip
+                 seed: int, port: int):  # fmt: skip
         self.kinds = kinds
         self.redirect_share = shares.get("redirect", 0.03)
         self.binary_share = shares.get("binary", 0.02)
@@ -163,7 +168,7 @@ class _Web:
         # host, both paths and when (seconds since start), to tell what sent them
         self.lock = threading.Lock()
         self.t0 = time.monotonic()
-        self.server = _Server(("127.0.0.1", 0), _Handler)
+        self.server = _Server(("127.0.0.1", port), _Handler)
         self.server.web = self
         self.port = self.server.server_address[1]
 
