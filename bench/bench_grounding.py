@@ -44,8 +44,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from gdelt_forecast.config import load_config  # noqa: E402
+from gdelt_forecast.contract.grounding import Document, support  # noqa: E402
 from gdelt_forecast.timelines.complex_events import ComplexEvent  # noqa: E402
-from gdelt_forecast.timelines.grounding import Document, support  # noqa: E402
 from gdelt_forecast.timelines.written import extract_request, scaffolding  # noqa: E402
 
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)

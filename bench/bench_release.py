@@ -410,7 +410,7 @@ def check_schema(con) -> None:
     """``events`` has silver's columns and types; ``quads`` and ``news`` the warehouse's."""
     import pyarrow as pa
 
-    from gdelt_forecast.articles.schema import DOCS
+    from gdelt_forecast.contract.documents import DOCS
     from gdelt_forecast.gdelt.schema import EXPORT
 
     silver = [

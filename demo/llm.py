@@ -29,10 +29,9 @@ from importlib import metadata
 from pathlib import Path
 
 from gdelt_forecast.cli import main as cli
+from gdelt_forecast.contract.names import REASONING, TASKS
 from gdelt_forecast.llm import smollm2
 from gdelt_forecast.llm.vllm_server import ServerError, log_tail, serving
-from gdelt_forecast.reasoning import TASKS as REASONING
-from gdelt_forecast.tasks import TASKS
 
 MONTH = "2025-08"
 # The model's context; the prompts of the demo's stages stay within it (articles are cut to

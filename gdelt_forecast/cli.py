@@ -11,11 +11,10 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from gdelt_forecast.config import Config, ConfigError, load_config
+from gdelt_forecast.contract.names import MANIFEST, REASONING, TASKS
 from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.errors import StageError
-from gdelt_forecast.reasoning import TASKS as REASONING_TASKS
 from gdelt_forecast.runner import run
-from gdelt_forecast.tasks import TASKS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -159,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="score predictions for an EV2 reasoning task (accuracy by relation type)",
         description="Score predictions (JSONL of id and prediction) for one reasoning task.",
     )
-    er.add_argument("--task", required=True, choices=REASONING_TASKS, help="the task")
+    er.add_argument("--task", required=True, choices=REASONING, help="the task")
     er.add_argument("--reasoning", required=True, type=Path, help="task file, or a folder")
     er.add_argument("--predictions", required=True, type=Path, help="JSONL predictions")
     er.add_argument("--split", choices=["test"], help="the one split, test")
@@ -219,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     base.add_argument("--method", choices=BASELINE_METHODS, default="history")
     base.add_argument("--split", choices=["test", "subset"], default="test")
     base.add_argument(
-        "--task", choices=[*TASKS, *REASONING_TASKS],
+        "--task", choices=[*TASKS, *REASONING],
         help="with --method llm: answer one of OpenForecast's tasks (its --split's records, "
         "with the paper's prompts) or EV2's reasoning tasks instead of the queries",
     )  # fmt: skip
@@ -499,7 +498,6 @@ def _agent(args: argparse.Namespace, cfg: Config) -> int:
 def _leaderboard(args: argparse.Namespace, cfg: Config) -> int:
     from gdelt_forecast.agents import leaderboard
     from gdelt_forecast.environment import release_folder
-    from gdelt_forecast.release.manifest import MANIFEST
 
     folder = release_folder(args.release, cfg)
     path = DataRoot(cfg.data_root).agents / folder.name / leaderboard.FILE

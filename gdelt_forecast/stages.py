@@ -18,6 +18,9 @@ runs, so declaring the stages imports none of them.
   asks the same function what it expects a stage to have been run with).
 - ``publish``: for an s3:// data root, what puts the stage's result in the bucket when a
   plain push of the working copy would not do (a release appears whole or not at all).
+- ``scaffolding``: for a stage whose rows a model may write, the words of a prompt version
+  that the grounding rules never count as a document's support; ``release verify`` re-checks
+  the rows with the same words (ValueError for a version this code does not have).
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ class Stage:
     params: Callable[..., dict] = field(default=lambda cfg, month, **options: {})
     writes: Callable[[date], list[str]] = field(default=lambda day: [])
     publish: str | None = None  # "module:function"
+    scaffolding: str | None = None  # "module:function"
 
     @property
     def function(self) -> Callable:
@@ -79,6 +83,9 @@ class Stage:
     @property
     def publisher(self) -> Callable | None:
         return _imported(self.publish) if self.publish else None
+
+    def prompt_words(self, version: str) -> frozenset[str]:
+        return _imported(self.scaffolding)(version)
 
     @property
     def recorded(self) -> bool:
@@ -197,6 +204,7 @@ STAGES: dict[str, Stage] = {
             _timelines_config,
             _warehouse_inputs,
             _timelines_params,
+            scaffolding="gdelt_forecast.timelines.written:scaffolding",
         ),
         Stage(
             "tasks",
@@ -205,6 +213,7 @@ STAGES: dict[str, Stage] = {
             lambda cfg, month: [f"timelines/{month}", LLM_CACHE],
             lambda cfg: {**_timelines_config(cfg), "tasks": cfg.tasks.model_dump(mode="json")},
             _timelines_inputs,
+            scaffolding="gdelt_forecast.tasks.generated:scaffolding",
         ),
         Stage(
             "reasoning",

@@ -16,9 +16,9 @@ from pathlib import Path
 import pyarrow as pa
 from filelock import FileLock
 
+from gdelt_forecast.contract.names import REASONING
+from gdelt_forecast.contract.names import TASKS as OPENFORECAST
 from gdelt_forecast.parquet_io import read_rows, write_parquet
-from gdelt_forecast.reasoning import TASKS as REASONING
-from gdelt_forecast.tasks import TASKS as OPENFORECAST
 
 FILE = "leaderboard.parquet"
 _RUN = ("release", "run", "model", "action", "apis", "split", "samples", "prompt_version")

@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 from gdelt_forecast.agents import leaderboard, prompts
 from gdelt_forecast.agents.react import END_STATES, Agent, Query, Run
 from gdelt_forecast.config import Config
+from gdelt_forecast.contract.names import QUERIES
 from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.environment import call_tool, open_environment, release_folder
 from gdelt_forecast.errors import StageError
@@ -47,7 +48,6 @@ from gdelt_forecast.stage_record import digest
 from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.testset import evaluate
 
-SPLITS = {"test": "testset/queries.parquet", "subset": "testset/subset.parquet"}
 ACTIONS = ("function", "code")
 _COLUMNS = list(Query.__dataclass_fields__) + ["cutoff"]
 
@@ -103,10 +103,10 @@ def run_agents(
     cfg: Config, release: str, split: str = "subset", action: str = "function",
     apis: str = "all", samples: int = 1,
 ) -> AgentSummary:  # fmt: skip
-    if split not in SPLITS or action not in ACTIONS or apis not in prompts.APIS or samples < 1:
+    if split not in QUERIES or action not in ACTIONS or apis not in prompts.APIS or samples < 1:
         raise AgentError(
             f"agent: split {split!r}, action {action!r}, apis {apis!r}, samples {samples}: "
-            f"choose from {sorted(SPLITS)}, {list(ACTIONS)}, {sorted(prompts.APIS)}, >= 1"
+            f"choose from {sorted(QUERIES)}, {list(ACTIONS)}, {sorted(prompts.APIS)}, >= 1"
         )
     if samples > 1 and cfg.llm.temperature == 0:
         raise AgentError("agent: --samples > 1 draws the same answer K times at temperature 0; "
@@ -117,7 +117,7 @@ def run_agents(
     name = run_name(cfg, split, action, apis, samples)
     out = DataRoot(cfg.data_root).agents / folder.name / name
     journal = _Journal(out / "journal")
-    rows = pq.read_table(folder / SPLITS[split], columns=_COLUMNS).to_pylist()
+    rows = pq.read_table(folder / QUERIES[split], columns=_COLUMNS).to_pylist()
     done = journal.finished()
     todo = [(r, k) for r in rows for k in range(samples) if (r["query_id"], k) not in done]
     history_start = date.fromisoformat(manifest["history"]["start"]).strftime("%B %d, %Y")
@@ -125,7 +125,7 @@ def run_agents(
     if not layers and (out / "run.json").exists():  # every query resumed: as the run said
         layers = json.loads((out / "run.json").read_text(encoding="utf-8"))["sandbox_layers"]
     runs, steps = journal.read()
-    queries = evaluate.load_queries(folder / SPLITS[split])
+    queries = evaluate.load_queries(folder / QUERIES[split])
     predictions = {r["query_id"]: r["answer"] or {} for r in runs if r["sample"] == 0}
     scores = evaluate.score(queries, predictions)
     consistency = _consistency(queries, runs, samples) if samples > 1 else {}

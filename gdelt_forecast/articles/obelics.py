@@ -38,7 +38,7 @@ from typing import Any, Literal
 import regex
 
 from gdelt_forecast.articles import language as langid
-from gdelt_forecast.articles.schema import FILTERS
+from gdelt_forecast.contract.documents import FILTERS
 
 Level = Literal["paragraph", "document"]
 

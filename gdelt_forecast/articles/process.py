@@ -30,10 +30,10 @@ from gdelt_forecast import dates
 from gdelt_forecast.articles import obelics
 from gdelt_forecast.articles.extract import extract
 from gdelt_forecast.articles.ledger import read_ledger
-from gdelt_forecast.articles.schema import DOCS, EXCLUSIONS, FILTERS, VALUES
 from gdelt_forecast.articles.sources import urls_for_days
 from gdelt_forecast.articles.warc import Page, iter_pages
 from gdelt_forecast.config import Config
+from gdelt_forecast.contract.documents import DOCS, EXCLUSIONS, FILTERS, VALUES
 from gdelt_forecast.data_root import PART, DataRoot, article
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.parquet_io import write_parquet

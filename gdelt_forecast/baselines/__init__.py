@@ -29,13 +29,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.contract.names import BASELINES, QUERIES
 from gdelt_forecast.environment import CAMEOCode, Date, DateRange, Environment, ISOCode
 from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.testset import evaluate
 
-METHODS = ("history", "frequency")  # the ones every release runs
-ALL_METHODS = (*METHODS, "llm")
-SPLITS = {"test": "testset/queries.parquet", "subset": "testset/subset.parquet"}
+ALL_METHODS = (*BASELINES, "llm")
 
 
 def _by_first_level(codes: list[str]) -> dict[str, list[str]]:
@@ -94,7 +93,7 @@ def run_baseline(cfg: Config, folder: Path, method: str, split: str = "test") ->
     """Forecast every query of ``split`` with ``method`` and score the forecasts."""
     if method == "llm":
         t0 = time.monotonic()
-        path = folder / SPLITS[split]
+        path = folder / QUERIES[split]
         # Here, not at the top: the llm package (and openai) loads only when an LLM is asked.
         from gdelt_forecast.baselines.direct import direct_io, enter
 
@@ -115,7 +114,7 @@ def run_baselines(
     t0 = time.monotonic()
     rows = {
         split: pq.read_table(
-            folder / SPLITS[split], columns=["query_id", "subject", "object", "cutoff"]
+            folder / QUERIES[split], columns=["query_id", "subject", "object", "cutoff"]
         ).to_pylist()
         for split in splits
     }
@@ -133,7 +132,7 @@ def run_baselines(
     seconds = time.monotonic() - t0
     out = {}
     for split in splits:
-        loaded = evaluate.load_queries(folder / SPLITS[split])
+        loaded = evaluate.load_queries(folder / QUERIES[split])
         for method in methods:
             scores = evaluate.score(loaded, predictions[method])
             out[method, split] = Summary(

@@ -3,7 +3,7 @@ timelines, into ``reasoning/<month>/<TASK>.parquet`` (``I-CEC``, ``I-CRR``, ``S-
 ``S-CRR``; :mod:`gdelt_forecast.reasoning.records` says what a record holds).
 
 A story's timeline is its event graph: its dated atomic events, related in time by their
-dates (:mod:`gdelt_forecast.reasoning.relations`). Causal and hierarchical relations need
+dates (:mod:`gdelt_forecast.contract.relations`). Causal and hierarchical relations need
 a model's judgement: with ``reasoning.method: llm`` the model labels pairs of a story's
 events both ways and the consistent labels join the graph
 (:mod:`gdelt_forecast.reasoning.judged`); with ``extractive`` they are left out and the
@@ -25,7 +25,7 @@ never a node), so no item is trivially true by construction.
 
 Questions per story and level are drawn with the seed (``reasoning.*``); gold letters are
 spread evenly over the options per task, and every record is checked by
-:func:`gdelt_forecast.reasoning.checks.unsound` before it is written.
+:func:`gdelt_forecast.contract.reasoning.unsound` before it is written.
 """
 
 from __future__ import annotations
@@ -40,19 +40,21 @@ from pathlib import Path
 import pyarrow as pa
 
 from gdelt_forecast.config import Config, ReasoningConfig
+from gdelt_forecast.contract.names import REASONING as TASKS
+from gdelt_forecast.contract.names import letters
+from gdelt_forecast.contract.reasoning import cameo_types, unsound
+from gdelt_forecast.contract.relations import CHOICES, INVERSE, NONE, temporal
+from gdelt_forecast.contract.similarity import near_duplicate
+from gdelt_forecast.contract.text import period
 from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm import summarize, write_calls
 from gdelt_forecast.parquet_io import write_parquet
-from gdelt_forecast.reasoning import TASKS, records
-from gdelt_forecast.reasoning.checks import cameo_types, unsound
+from gdelt_forecast.reasoning import records
 from gdelt_forecast.reasoning.judged import judge
-from gdelt_forecast.reasoning.relations import CHOICES, INVERSE, NONE, temporal
 from gdelt_forecast.reference import tables
 from gdelt_forecast.summary import StageSummary
-from gdelt_forecast.tasks.records import balance, letters
-from gdelt_forecast.timelines import period
-from gdelt_forecast.timelines.similarity import near_duplicate
+from gdelt_forecast.tasks.records import balance
 from gdelt_forecast.timelines.stored import read_timelines
 
 NEGATIVES = 3  # beside the answer: EV2's CEC is 4-way

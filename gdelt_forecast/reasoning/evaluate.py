@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pyarrow.dataset as ds
 
+from gdelt_forecast.contract.names import REASONING as TASKS
 from gdelt_forecast.errors import StageError
-from gdelt_forecast.reasoning import TASKS
 from gdelt_forecast.tasks.evaluate import parse_choice
 from gdelt_forecast.testset.evaluate import bad_lines_note, coverage, predictions_by_id
 

@@ -17,11 +17,12 @@ from itertools import combinations
 from typing import Literal
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.contract.reasoning import CONSISTENT
+from gdelt_forecast.contract.relations import INVERSE
+from gdelt_forecast.contract.similarity import near_duplicate
+from gdelt_forecast.contract.sound import example
 from gdelt_forecast.llm import Answer, Request, Result, run
 from gdelt_forecast.reasoning.records import PROMPTS
-from gdelt_forecast.reasoning.relations import INVERSE
-from gdelt_forecast.timelines.similarity import near_duplicate
-from gdelt_forecast.timelines.sound import example
 
 
 class PairRelation(Answer):
@@ -37,9 +38,6 @@ def _request(ce: str, a: dict, b: dict) -> Request:
     )
     messages = [{"role": "user", "content": prompt}]
     return Request(ce, f"relation:{a['seq']}:{b['seq']}", messages, PairRelation, "relation")
-
-
-CONSISTENT = "consistent-both-ways"  # the rule a judged pair is kept by
 
 
 def judge(

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from gdelt_forecast.reasoning.relations import (
-    AFTER,  # fmt: skip
+from gdelt_forecast.contract.relations import (
+    AFTER,
     BEFORE,
     CAUSES,
     HAS_SUBEVENT,

@@ -36,10 +36,17 @@ import pyarrow.parquet as pq
 from filelock import FileLock
 
 from gdelt_forecast import dates, duck, stage_record
-from gdelt_forecast.baselines import METHODS as BASELINES
-from gdelt_forecast.baselines import SPLITS as BASELINE_SPLITS
 from gdelt_forecast.baselines import run_baselines
 from gdelt_forecast.config import Config
+from gdelt_forecast.contract.layout import TABLES
+from gdelt_forecast.contract.names import (
+    BASELINES,
+    LEVELS,
+    MANIFEST,
+    QUERIES,
+    REASONING,
+    SPLITS,
+)
 from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.files import (
@@ -52,7 +59,6 @@ from gdelt_forecast.files import (
 )
 from gdelt_forecast.objectstore import where
 from gdelt_forecast.parquet_io import write_parquet
-from gdelt_forecast.reasoning import TASKS as REASONING_TASKS
 from gdelt_forecast.reference import tables as reference
 from gdelt_forecast.release import (
     card,
@@ -65,14 +71,11 @@ from gdelt_forecast.release import (
     quality,
     stats,
 )
-from gdelt_forecast.release.layout import TABLES
 from gdelt_forecast.release.model_built import model_built
 from gdelt_forecast.release.news_terms import write_news_terms
 from gdelt_forecast.release.tkg import write_tkg
 from gdelt_forecast.stages import STAGES
 from gdelt_forecast.summary import StageSummary
-from gdelt_forecast.tasks.cut import SPLITS
-from gdelt_forecast.testset.evaluate import LEVELS
 from gdelt_forecast.version import code_version
 from gdelt_forecast.warehouse import build as warehouse
 
@@ -93,7 +96,7 @@ PLACES = {
     # reasoning/<month>/I-CEC.parquet -> reasoning/I-CEC/test.parquet (one split: test); the
     # model's judgements, with reasoning.method llm, beside them as the other stages' are
     "reasoning": (
-        *((f"{t}.", f"reasoning/{t}/test.") for t in REASONING_TASKS),
+        *((f"{t}.", f"reasoning/{t}/test.") for t in REASONING),
         ("llm_calls.parquet", "reasoning/llm_calls.parquet"),
     ),
 }
@@ -359,8 +362,8 @@ def _copy_stage(folder: Path, record: dict, out: Path, places: tuple) -> None:
 def _score(cfg: Config, out: Path) -> dict:
     """The baselines' scores on the packaged release (through its own agent environment)."""
     log.info("release: baselines")
-    scored = run_baselines(cfg, out, BASELINES, list(BASELINE_SPLITS))
-    return {m: {s: _figures(scored[m, s]) for s in BASELINE_SPLITS} for m in BASELINES}
+    scored = run_baselines(cfg, out, BASELINES, list(QUERIES))
+    return {m: {s: _figures(scored[m, s]) for s in QUERIES} for m in BASELINES}
 
 
 def _seal(meta: dict, out: Path, phases: dict[str, float]) -> dict[str, int]:
@@ -430,7 +433,7 @@ def _seal(meta: dict, out: Path, phases: dict[str, float]) -> dict[str, int]:
             "reasoning",
         )
         write_json(
-            out / manifest.MANIFEST,
+            out / MANIFEST,
             {
                 "name": meta["name"],
                 "version": meta["version"],

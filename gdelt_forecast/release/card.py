@@ -15,8 +15,8 @@ from pathlib import Path
 import pyarrow as pa
 import yaml
 
+from gdelt_forecast.contract.layout import TABLES
 from gdelt_forecast.embeddings import LOCAL_MODEL
-from gdelt_forecast.release.layout import TABLES
 
 MIRAI_BIBTEX = """@article{ye2024mirai,
   title   = {MIRAI: Evaluating LLM Agents for Event Forecasting},

@@ -31,7 +31,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from gdelt_forecast.release.layout import TABLES
+from gdelt_forecast.contract.layout import TABLES
 
 _CONTEXT_TERMS = (
     "citeAs column equivalentProperty extract field fileProperty fileObject fileSet format "

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gdelt_forecast.contract.names import MANIFEST
 from gdelt_forecast.files import entry
-
-MANIFEST = "manifest.json"
 
 
 def on_disk(root: Path) -> list[Path]:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from gdelt_forecast.reasoning.judged import CONSISTENT
-from gdelt_forecast.timelines import sound
+from gdelt_forecast.contract import sound
+from gdelt_forecast.contract.reasoning import CONSISTENT
 
 PARTS = ("timelines", "tasks", "reasoning")
 UNITS = {

@@ -33,9 +33,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from gdelt_forecast.contract.names import SPLITS, TASKS
 from gdelt_forecast.files import replacing
-from gdelt_forecast.tasks import TASKS
-from gdelt_forecast.tasks.cut import SPLITS
 
 FOLDER = "openforecast"
 NO_VQA, NO_MCNC = "MCNC without a VQA of its cut", "VQA without an MCNC of its cut"

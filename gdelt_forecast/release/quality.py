@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from gdelt_forecast.tasks import TASKS, leakage, records
-from gdelt_forecast.timelines import grounding, similarity, sound
+from gdelt_forecast.contract import grounding, leakage, similarity, sound
+from gdelt_forecast.contract.names import TASKS, letters
 
 RULES = {
     leakage.PROVENANCE: "Provenance: every background event of a record comes from a document "
@@ -77,7 +77,7 @@ def quality(tasks_folder: Path, timelines: dict, tasks: dict) -> dict:
             {"rule": rule, "text": text, "removed": removed.get(rule, {})}
             for rule, text in sorted(RULES.items())
         ],
-        "gold_letters": records.letters(rows),
+        "gold_letters": letters(rows),
         "backgrounds": {
             task: {
                 "records": sum(n.values()),

@@ -16,9 +16,8 @@ from pathlib import Path
 import duckdb
 
 from gdelt_forecast import duck
+from gdelt_forecast.contract.names import SPLITS, TASKS
 from gdelt_forecast.release import plots
-from gdelt_forecast.tasks import TASKS
-from gdelt_forecast.tasks.cut import SPLITS
 
 LEVEL2_PLOTTED = 30
 FUNNEL_REASONS = 10

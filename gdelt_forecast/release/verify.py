@@ -9,7 +9,7 @@ table of the database and no complex event holds a row dated outside the release
 source document was first seen (soundness rule 2), every model-written atomic event and its
 arguments stand in its source's title and text (rule 6), every event a task or reasoning
 record shows is an atomic event of the timelines (so rules 2 and 6 hold for it), and every
-task record keeps the soundness rules 1, 4, 5 and 7 (``gdelt_forecast.tasks.leakage``:
+task record keeps the soundness rules 1, 4, 5 and 7 (``gdelt_forecast.contract.leakage``:
 provenance against ``news``' dates, no answer in its own context, none in an earlier split's
 backgrounds, a model's question and answer only what its target event says), each in its
 task's and split's file. ``news_terms`` holds every article of ``news`` and no other, each
@@ -37,15 +37,15 @@ import duckdb
 import pyarrow.parquet as pq
 
 from gdelt_forecast import duck
+from gdelt_forecast.contract import grounding, leakage, sound
+from gdelt_forecast.contract.layout import TABLES
+from gdelt_forecast.contract.names import EXTRACTIVE, LLM, MANIFEST, REASONING
+from gdelt_forecast.contract.reasoning import cameo_types, unsound
 from gdelt_forecast.dates import month_range
 from gdelt_forecast.files import parquet_rows, sha256
-from gdelt_forecast.reasoning import TASKS as REASONING
-from gdelt_forecast.reasoning.checks import cameo_types, unsound
 from gdelt_forecast.release import card, mirai_database, openforecast
-from gdelt_forecast.release.layout import TABLES
-from gdelt_forecast.release.manifest import MANIFEST, on_disk
-from gdelt_forecast.tasks import generated, leakage
-from gdelt_forecast.timelines import extractive, grounding, sound, written
+from gdelt_forecast.release.manifest import on_disk
+from gdelt_forecast.stages import STAGES
 
 DATED = {  # table -> the date columns that must lie in the history
     "events": ("date",), "quads": ("date",), "news": ("date",), "news_terms": ("date",),
@@ -195,8 +195,8 @@ def _tsv(path: Path) -> str:
 
 
 def _task_leakage(root: Path, listed: dict[str, dict], written_timelines: bool) -> list[str]:
-    """The soundness rules from the release's own tables (:mod:`gdelt_forecast.tasks.leakage`,
-    :mod:`gdelt_forecast.timelines.sound`): rule 2 on the timelines, rules 1, 4 and 5 (and the
+    """The soundness rules from the release's own tables (:mod:`gdelt_forecast.contract.leakage`,
+    :mod:`gdelt_forecast.contract.sound`): rule 2 on the timelines, rules 1, 4 and 5 (and the
     dates) on every task record, each record in its task's and split's file."""
     tables = _tables(listed)
     news = pq.read_table(root / "news", columns=["doc_id", "date"]).to_pylist()
@@ -246,10 +246,10 @@ def _task_leakage(root: Path, listed: dict[str, dict], written_timelines: bool) 
 
 def _generated(row: dict, atomic: dict[tuple, dict]) -> str | None:
     """Rule 7 on a record whose question and answer a model wrote."""
-    if row["method"] != generated.METHOD or row["task"] not in ("AQA", "MCAC"):
+    if row["method"] != LLM or row["task"] not in ("AQA", "MCAC"):
         return None
     try:
-        scaffold = generated.scaffolding(row["prompt_version"])
+        scaffold = STAGES["tasks"].prompt_words(row["prompt_version"])
     except ValueError as exc:
         return f"{exc}, so rule 7 cannot be checked"
     return leakage.generated_unsaid(row, atomic[_key(row["target"][0])], scaffold)
@@ -261,7 +261,7 @@ def _grounding(root: Path, path: str, atoms: list[dict], written_timelines: bool
     the events that say they are extractive (from the documents no model event cites) are
     held to their documents' words and dates too, with no prompt: a model's event could
     otherwise pass under that name. Their arguments are GDELT's coding, not the text's."""
-    written_atoms = [a for a in atoms if a["method"] != extractive.METHOD or written_timelines]
+    written_atoms = [a for a in atoms if a["method"] != EXTRACTIVE or written_timelines]
     ids = sorted({a["source_doc_id"] for a in written_atoms})
     if not ids:
         return []
@@ -272,11 +272,12 @@ def _grounding(root: Path, path: str, atoms: list[dict], written_timelines: bool
         r["doc_id"]: grounding.Document(r["title"], r["text"], r["date"]) for r in news.to_pylist()
     }
     problems = []
+    timelines = STAGES["timelines"]
     for atom in written_atoms:
         where = f"{path}: {atom['complex_event_id']} event {atom['seq']}"
-        extracted = atom["method"] == extractive.METHOD
+        extracted = atom["method"] == EXTRACTIVE
         try:
-            scaffold = frozenset() if extracted else written.scaffolding(atom["prompt_version"])
+            scaffold = frozenset() if extracted else timelines.prompt_words(atom["prompt_version"])
         except ValueError as exc:
             problems.append(f"{where}: {exc}, so rule 6 cannot be checked")
             continue
@@ -310,7 +311,7 @@ def _not_atomic(events: list[dict], atoms: dict[tuple, dict]) -> str | None:
 
 def _reasoning(root: Path, listed: dict[str, dict]) -> list[str]:
     """Every reasoning record's events atomic events of the timelines, dated by their
-    sources' first sight, and its rules (:func:`gdelt_forecast.reasoning.checks.unsound`)
+    sources' first sight, and its rules (:func:`gdelt_forecast.contract.reasoning.unsound`)
     kept."""
     tables = _tables(listed)
     atomic = {

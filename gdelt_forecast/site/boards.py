@@ -5,9 +5,9 @@ tasks; every table sortable, an agent run linked to its traces."""
 from __future__ import annotations
 
 from gdelt_forecast.agents import leaderboard
-from gdelt_forecast.reasoning import TASKS as REASONING
+from gdelt_forecast.contract.names import REASONING
+from gdelt_forecast.contract.names import TASKS as OPENFORECAST
 from gdelt_forecast.site.render import Pages, slug
-from gdelt_forecast.tasks import TASKS as OPENFORECAST
 
 SPLITS = ("subset", "test")  # Table 2 is on the subset; Table 1 on the test set
 AGENTS = ("function", "code")  # the actions of agent runs; other rows have no API set

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from gdelt_forecast.contract.names import REASONING, SPLITS
+from gdelt_forecast.contract.names import TASKS as OPENFORECAST
 from gdelt_forecast.parquet_io import read_rows
-from gdelt_forecast.reasoning import TASKS as REASONING
 from gdelt_forecast.site import graph
 from gdelt_forecast.site.render import Pages, slug
-from gdelt_forecast.tasks import TASKS as OPENFORECAST
-from gdelt_forecast.tasks.cut import SPLITS
 
 QUERY_SPLITS = {"test": "testset/queries.parquet", "subset": "testset/subset.parquet"}
 NEWS_COLUMNS = ["doc_id", "url", "date", "title"]  # not the text: a month's is gigabytes

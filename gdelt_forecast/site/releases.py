@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from gdelt_forecast.release.layout import TABLES
-from gdelt_forecast.release.manifest import MANIFEST
+from gdelt_forecast.contract.layout import TABLES
+from gdelt_forecast.contract.names import MANIFEST
 from gdelt_forecast.release.verify import verify
 from gdelt_forecast.site.render import Pages, markdown
 

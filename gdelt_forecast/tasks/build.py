@@ -3,7 +3,7 @@
 Reads ``timelines/<month>/`` (complex events and their atomic events), cuts each timeline
 (:mod:`gdelt_forecast.tasks.cut`: soundness rule 1, provenance), builds the records of every cut
 (:mod:`gdelt_forecast.tasks.records`), drops those that break rules 4 and 5
-(:mod:`gdelt_forecast.tasks.leakage`), spreads the multiple-choice answers evenly over A-D and
+(:mod:`gdelt_forecast.contract.leakage`), spreads the multiple-choice answers evenly over A-D and
 writes ``<data_root>/tasks/<month>/<TASK>/<split>.parquet`` (the release's layout), replaced
 whole on every run; the summary counts what each rule removed. The generated parts follow
 ``timelines.method``: ``extractive`` rules, or the LLM.
@@ -19,6 +19,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.contract import leakage
+from gdelt_forecast.contract.names import SPLITS, TASKS, letters
 from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.dates import month_range
 from gdelt_forecast.errors import StageError
@@ -26,8 +28,8 @@ from gdelt_forecast.llm import summarize, write_calls
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.reference import tables
 from gdelt_forecast.summary import StageSummary
-from gdelt_forecast.tasks import TASKS, extractive, generated, leakage, records
-from gdelt_forecast.tasks.cut import SPLITS, cuts, split_of
+from gdelt_forecast.tasks import extractive, generated, records
+from gdelt_forecast.tasks.cut import cuts, split_of
 from gdelt_forecast.timelines.stored import read_timelines
 
 
@@ -149,7 +151,7 @@ def build_tasks(cfg: Config, month: str, out: Path) -> Summary:
         # the records whose model-written parts it turned down (they keep the extractive ones)
         leakage.GENERATED: {"records": generated_parts},
     }
-    summary.letters = records.letters(rows)
+    summary.letters = letters(rows)
     summary.seconds = time.monotonic() - t0
     return summary
 

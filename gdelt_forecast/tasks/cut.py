@@ -20,9 +20,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from gdelt_forecast.config import TasksConfig
-from gdelt_forecast.timelines import period
-
-SPLITS = ("train", "dev", "test")  # in time order: the leakage rule reads it so
+from gdelt_forecast.contract.text import period
 
 
 def dated_before(atom: dict, cut: date) -> bool:

@@ -27,11 +27,11 @@ from pathlib import Path
 import pyarrow.dataset as ds
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.contract.names import MANIFEST, TASKS
 from gdelt_forecast.embeddings import model_name
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm import summarize
-from gdelt_forecast.release.manifest import MANIFEST
-from gdelt_forecast.tasks import TASKS, lrae
+from gdelt_forecast.tasks import lrae
 from gdelt_forecast.testset.evaluate import bad_lines_note, coverage, predictions_by_id
 
 CLOSED = ("MCNC", "MCAC", "VQA")

@@ -4,7 +4,7 @@
   threaten United States in Alaska on 2025-08-07?"); the CAMEO event type is the verb, its
   ", not specified" dropped; a missing argument reads "someone", "something" or is left out.
 - MCAC's three wrong answers are values of the same argument that are no near-duplicate
-  (:mod:`gdelt_forecast.timelines.similarity`) of a value in the complex event's timeline, nor of
+  (:mod:`gdelt_forecast.contract.similarity`) of a value in the complex event's timeline, nor of
   each other: first from the other complex events of the month, then (for
   subject, object and location) the reference country names and (event type) CAMEO's
   second-level names; a wrong date is the target's date moved by 1 to 10 days (months or
@@ -25,10 +25,9 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
 
-from gdelt_forecast.timelines import period, text_key
-from gdelt_forecast.timelines.similarity import first_near_duplicate
+from gdelt_forecast.contract.similarity import first_near_duplicate
+from gdelt_forecast.contract.text import period, text_key
 
-METHOD = "extractive"
 PROMPT_VERSION = "tasks-extractive-v2"  # the rules above; bump it when they change
 ARGUMENTS = ("subject", "object", "event_type", "location", "time")
 WRONG = 3  # wrong candidates beside the gold one: four options, as in OpenForecast

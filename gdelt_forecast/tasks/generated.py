@@ -11,7 +11,7 @@ The model writes text; the rules still decide what is kept:
   location all equal a true event's is discarded (the paper's rule); both are counted;
 - an AQA or MCAC question or gold answer that says what its target event does not, or a
   question that gives its answer away, is turned down (soundness rule 7,
-  :func:`gdelt_forecast.tasks.leakage.generated_unsaid`), and counted;
+  :func:`gdelt_forecast.contract.leakage.generated_unsaid`), and counted;
 - a record the model's answer cannot complete (a failed call, fewer than three wrong
   answers or negatives left, rule 7) keeps its ``extractive`` version, and says so in
   ``method``.
@@ -28,15 +28,15 @@ from typing import Annotated
 from pydantic import Field
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.contract import grounding, leakage, sound
+from gdelt_forecast.contract.names import LLM
+from gdelt_forecast.contract.similarity import first_near_duplicate
 from gdelt_forecast.llm import Answer, Request, Result, parse_numbered, run
 from gdelt_forecast.llm.schema import chars
-from gdelt_forecast.tasks import extractive, leakage, records
+from gdelt_forecast.tasks import extractive, records
 from gdelt_forecast.tasks.cut import after
-from gdelt_forecast.timelines import grounding, sound
-from gdelt_forecast.timelines.similarity import first_near_duplicate
 from gdelt_forecast.timelines.written import listed
 
-METHOD = "llm"
 PROMPT_VERSION = "openforecast-tasks-v1"
 PROMPTS = Path(__file__).parent / "prompts" / PROMPT_VERSION
 
@@ -156,7 +156,7 @@ def written(
     results = run(cfg, [request(r, pools) for r in asked])
     replaced: dict[str, dict] = {}
     verdicts = Verdicts()
-    stamp = {"method": METHOD, "prompt_version": PROMPT_VERSION, "model": cfg.llm.model}
+    stamp = {"method": LLM, "prompt_version": PROMPT_VERSION, "model": cfg.llm.model}
     for row, result in zip(asked, results, strict=True):
         new = None
         if result.answer is None:

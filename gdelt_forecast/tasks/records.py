@@ -28,9 +28,10 @@ from datetime import date
 
 import pyarrow as pa
 
+from gdelt_forecast.contract.names import EXTRACTIVE
+from gdelt_forecast.contract.text import period
 from gdelt_forecast.tasks import extractive
 from gdelt_forecast.tasks.cut import Cut
-from gdelt_forecast.timelines import period
 
 _EVENT = pa.struct([("date", pa.string()), ("text", pa.string()), ("source_doc_id", pa.string()),
                     ("source_date", pa.date32())])  # fmt: skip
@@ -81,7 +82,7 @@ def record(task: str, cut: Cut, split: str, **fields) -> dict:
         "background": [event(a) for a in cut.background],
         "candidates": [],
         "argument": None,
-        "method": extractive.METHOD,
+        "method": EXTRACTIVE,
         "prompt_version": extractive.PROMPT_VERSION,
         "model": None,
     }
@@ -115,19 +116,6 @@ def balance(rows: list[dict], seed: int, tasks: tuple[str, ...] = ("MCNC", "MCAC
                 "answer": string.ascii_uppercase[place],
             }
     return [out[r["id"]] for r in rows]
-
-
-def letters(
-    rows: list[dict], tasks: tuple[str, ...] = ("MCNC", "MCAC"), options: int = 4
-) -> dict[str, dict[str, int]]:
-    """The gold letters of the multiple-choice records: task -> letter -> records."""
-    return {
-        task: {
-            letter: sum(r["task"] == task and r["answer"] == letter for r in rows)
-            for letter in string.ascii_uppercase[:options]
-        }
-        for task in tasks
-    }
 
 
 def stf(cut: Cut, split: str, seed: int) -> dict | None:

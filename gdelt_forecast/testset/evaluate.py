@@ -40,11 +40,11 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from gdelt_forecast.contract.names import LEVELS
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.reference import tables
 
 EPSILON = 1e-10  # MIRAI's constant against log(0), added to both distributions
-LEVELS = ("first_level", "second_level", "binary", "quad")
 # The counts, then two about the predictions file itself: lines without a readable
 # query id, and query ids given more than once (the last line wins).
 WARNINGS = (

@@ -3,7 +3,7 @@
 Reads the warehouse's kept documents of the month and of the ``timelines.history_days``
 before it, groups them into complex events (:mod:`gdelt_forecast.timelines.complex_events`) and
 writes each one's timeline of atomic events with ``timelines.method``, less what the
-soundness rules 2, 3 and, for what a model wrote, 6 drop (:mod:`gdelt_forecast.timelines.sound`,
+soundness rules 2, 3 and, for what a model wrote, 6 drop (:mod:`gdelt_forecast.contract.sound`,
 counted in the summary with examples).
 Output, replaced whole on every run: ``<data_root>/timelines/<month>/complex_events.parquet``
 (one row per complex event) and ``timelines.parquet`` (one row per atomic event, with its
@@ -23,13 +23,16 @@ import pyarrow as pa
 
 from gdelt_forecast import duck
 from gdelt_forecast.config import Config
+from gdelt_forecast.contract import grounding, sound
+from gdelt_forecast.contract.names import EXTRACTIVE, LLM
+from gdelt_forecast.contract.text import period
 from gdelt_forecast.dates import month_range
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm import summarize, write_calls
 from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.progress import progress
 from gdelt_forecast.summary import StageSummary
-from gdelt_forecast.timelines import extractive, grounding, period, sound, written
+from gdelt_forecast.timelines import extractive, written
 from gdelt_forecast.timelines.complex_events import group
 from gdelt_forecast.warehouse.build import open_read_only, warehouse_path
 
@@ -65,8 +68,8 @@ TIMELINES = pa.schema(
 )
 
 
-EXTRACTIVE = {
-    "method": extractive.METHOD,
+EXTRACTED = {
+    "method": EXTRACTIVE,
     "model": None,
     "prompt_version": extractive.PROMPT_VERSION,
 }
@@ -141,12 +144,12 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
         write_calls(out / "llm_calls.parquet", calls)
         calls_summary = summarize(calls, time.monotonic() - sent)
         llm = {**calls_summary.to_dict(), "line": calls_summary.line()}
-        stamp = {"method": written.METHOD, "model": cfg.llm.model,
+        stamp = {"method": LLM, "model": cfg.llm.model,
                  "prompt_version": written.PROMPT_VERSION}  # fmt: skip
     else:
         shown = progress(events, len(events), f"timelines {month}")
         by_event = {e.complex_event_id: extractive.timeline(e) for e in shown}
-        stamp = EXTRACTIVE
+        stamp = EXTRACTED
     dropped, fallback = sound.Dropped(), sound.Dropped()
     ungrounded, nulled = None, 0
     if cfg.timelines.method == "llm":
@@ -195,7 +198,7 @@ def _filled(event, story: list[dict], available: dict, dropped: sound.Dropped,
     that repeats an earlier document's extractive one goes, counted in ``kept_extractive``)."""
     cited = {a["source_doc_id"] for a in story}
     filling = [
-        {**a, "complex_event_id": event.complex_event_id, **EXTRACTIVE}
+        {**a, "complex_event_id": event.complex_event_id, **EXTRACTED}
         for a in extractive.timeline(event)
         if a["source_doc_id"] not in cited
     ]
@@ -204,9 +207,9 @@ def _filled(event, story: list[dict], available: dict, dropped: sound.Dropped,
     merged = sorted([*story, *filling], key=lambda a: (_start(a), available[a["source_doc_id"]]))
     filled = sound.sound(merged, available, dropped)
     kept_extractive["documents"] += len({a["source_doc_id"] for a in filling})
-    kept_extractive["atomic_events"] += sum(a["method"] == extractive.METHOD for a in filled)
+    kept_extractive["atomic_events"] += sum(a["method"] == EXTRACTIVE for a in filled)
     kept_extractive["written_events_repeated"] += len(story) - sum(
-        a["method"] == written.METHOD for a in filled
+        a["method"] == LLM for a in filled
     )
     return filled
 

@@ -6,112 +6,25 @@ that names a date the sentence's event can be placed on: an explicit day ("On 7 
 ("in 1998"). The lead is split into lines first (the title is its own line, never glued
 onto the first sentence, and a line that repeats the title is dropped), then into sentences
 by sentencex (Wikimedia's rule-based segmenter: "Nov. 6" or "U.S." ends no sentence).
-dateparser finds the dates; a match is kept only when it names a day, month or year
-unambiguously and does not qualify a noun: a determiner or a possessive before it ("the
-2020 election", "a 2010 allegation", "the March 2019 agreement") makes it part of a noun
-phrase, which says which election, not when the sentence's event happened. A date after
-the publish day stays on the event: the timelines' rule 2 (:mod:`gdelt_forecast.timelines.sound`)
-drops such a plan and counts it, for every method alike, as rule 3 merges repeats. The
-atomic events' subject, event type, object and location are GDELT's coding of the
-document's main quad (its countries, its CAMEO relation, its most frequent action place),
-not read from the sentence.
+Its date is the first one it names that places its event, not a noun
+(:func:`gdelt_forecast.contract.text.sentence_date`: "on 7 September 2023", but not "the 2020
+election"). A date after the publish day stays on the event: the timelines' rule 2
+(:mod:`gdelt_forecast.contract.sound`) drops such a plan and counts it, for every method
+alike, as rule 3 merges repeats. The atomic events' subject, event type, object and location
+are GDELT's coding of the document's main quad (its countries, its CAMEO relation, its most
+frequent action place), not read from the sentence.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
 from datetime import datetime
 
-from dateparser.search import search_dates
 from sentencex import segment
 
-from gdelt_forecast.timelines import text_key
+from gdelt_forecast.contract.text import sentence_date, text_key
 from gdelt_forecast.timelines.complex_events import ComplexEvent
 
-METHOD = "extractive"
 PROMPT_VERSION = "extractive-v2"  # the rules above; bump it when they change
-
-_MONTH = (r"jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|"
-          r"sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?")  # fmt: skip
-_DAY_WORDS = re.compile(
-    r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today)\b", re.I
-)
-_MONTH_DAY = re.compile(rf"\b(\d{{1,2}}\s+({_MONTH})\b|({_MONTH})\.?\s+\d{{1,2}}\b)", re.I)
-_MONTH_YEAR = re.compile(rf"\b({_MONTH})\.?,?\s+\d{{4}}\b", re.I)
-_YEAR = re.compile(r"\b(1[89]|20)\d{2}\b")
-_DIGIT = re.compile(r"\d")
-_FORMATS = {"day": "%Y-%m-%d", "month": "%Y-%m", "year": "%Y"}
-# Where a date phrase's date begins: its first number, month or weekday word.
-_DATE_WORD = re.compile(rf"\d|\b({_MONTH})\b|{_DAY_WORDS.pattern}", re.I)
-_WORD = re.compile(r"[\w'’]+")
-# No tagger with a model can be installed offline, and the noun-phrase case needs only the
-# word before the date: a determiner or a possessive ("Trump's 2016 campaign").
-_DETERMINERS = frozenset(
-    {
-        "the",
-        "a",
-        "an",
-        "this",
-        "that",
-        "these",
-        "those",
-        "its",
-        "his",
-        "her",
-        "their",
-        "our",
-        "your",
-        "my",
-        "whose",
-        "every",
-        "each",
-    }
-)
-
-
-def precision(phrase: str) -> str | None:
-    """How precisely a date phrase names its date: "day", "month", "year" or None."""
-    if _DAY_WORDS.search(phrase) or _MONTH_DAY.search(phrase):
-        return "day"
-    if _MONTH_YEAR.search(phrase):
-        return "month"
-    return "year" if _YEAR.search(phrase) else None
-
-
-def qualifies_noun(sentence: str, phrase: str) -> bool:
-    """Whether the date of ``phrase`` (a match in ``sentence``) stands after a determiner or
-    a possessive, as in "the 2020 election": a noun's qualifier, not the sentence's date."""
-    start = _DATE_WORD.search(phrase)
-    if start is None:
-        return False
-    at = sentence.find(phrase)
-    before = _WORD.findall((sentence[:at] if at >= 0 else "") + phrase[: start.start()])
-    if not before:
-        return False
-    word = before[-1].lower()
-    return word in _DETERMINERS or word.endswith(("'s", "’s"))
-
-
-def dates(text: str, published: datetime) -> Iterator[tuple[str, str]]:
-    """Each date phrase of ``text`` that names a day, month or year, with that date as
-    yyyy-MM-dd, yyyy-MM or yyyy (relative ones, "on Wednesday", resolved against
-    ``published``), in order."""
-    if not (_DIGIT.search(text) or _DAY_WORDS.search(text)):
-        return  # no phrase precision() accepts: spare dateparser (ms a sentence)
-    settings = {"RELATIVE_BASE": published, "PREFER_DATES_FROM": "past"}
-    for phrase, when in search_dates(text, languages=["en"], settings=settings) or []:
-        if kind := precision(phrase):
-            yield phrase, when.strftime(_FORMATS[kind])
-
-
-def sentence_date(sentence: str, published: datetime) -> str | None:
-    """The first date of ``sentence`` it can be placed on, as yyyy, yyyy-MM or yyyy-MM-dd."""
-    return next(
-        (when for phrase, when in dates(sentence, published)
-         if not qualifies_noun(sentence, phrase)),
-        None,
-    )  # fmt: skip
 
 
 def sentences(title: str | None, lead: str | None) -> list[str]:

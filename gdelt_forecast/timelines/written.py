@@ -27,12 +27,12 @@ from typing import Annotated
 from pydantic import Field, create_model
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.contract import grounding
+from gdelt_forecast.contract.text import DATE, text_key
 from gdelt_forecast.llm import Answer, Request, Result, parse_numbered, run
 from gdelt_forecast.llm.schema import chars
-from gdelt_forecast.timelines import DATE, grounding, text_key
 from gdelt_forecast.timelines.complex_events import ComplexEvent
 
-METHOD = "llm"
 PROMPT_VERSION = "openforecast-v1"
 PROMPTS = Path(__file__).parent / "prompts" / PROMPT_VERSION
 _ARGUMENTS = ("subject", "event_type", "object", "location")

@@ -26,8 +26,8 @@ import duckdb
 from filelock import FileLock
 
 from gdelt_forecast import duck
-from gdelt_forecast.articles.schema import DOCS
 from gdelt_forecast.config import Config
+from gdelt_forecast.contract.documents import DOCS
 from gdelt_forecast.data_root import PART, WAREHOUSE_SOURCES, DataRoot
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.objectstore import filesystem, readable, versions, where

@@ -8,7 +8,7 @@ import re
 import pyarrow.parquet as pq
 import pytest
 
-from gdelt_forecast.reasoning.checks import cameo_types, unsound
+from gdelt_forecast.contract.reasoning import cameo_types, unsound
 from gdelt_forecast.reference import tables
 from tests.llm.scripted import MODEL, ScriptedServer, llm_config
 from tests.reasoning.test_build import MONTH, story, write

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gdelt_forecast.reasoning.relations import INVERSE, temporal
+from gdelt_forecast.contract.relations import INVERSE, temporal
 
 
 @pytest.mark.parametrize(

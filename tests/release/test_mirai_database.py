@@ -14,8 +14,8 @@ import duckdb
 
 from gdelt_forecast import duck
 from gdelt_forecast.cli import main
+from gdelt_forecast.contract.names import MANIFEST
 from gdelt_forecast.files import sha256
-from gdelt_forecast.release.manifest import MANIFEST
 from gdelt_forecast.release.mirai_database import FILES, write
 from gdelt_forecast.release.verify import verify
 from tests.testset.test_build import D8, QUADS, warehouse

@@ -14,8 +14,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from gdelt_forecast.cli import main
+from gdelt_forecast.contract.names import MANIFEST
 from gdelt_forecast.release import openforecast
-from gdelt_forecast.release.manifest import MANIFEST
 from gdelt_forecast.release.verify import verify
 from gdelt_forecast.runner import run
 from gdelt_forecast.tasks import baseline as task_baseline

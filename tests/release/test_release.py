@@ -19,12 +19,12 @@ import pytest
 
 from gdelt_forecast.cli import main
 from gdelt_forecast.config import load_config
+from gdelt_forecast.contract.layout import TABLES
+from gdelt_forecast.contract.names import MANIFEST
 from gdelt_forecast.dates import MonthError, history
 from gdelt_forecast.files import DIR_MODE, FILE_MODE
 from gdelt_forecast.release import card
 from gdelt_forecast.release.build import ReleaseError, _update_latest, next_version
-from gdelt_forecast.release.layout import TABLES
-from gdelt_forecast.release.manifest import MANIFEST
 from gdelt_forecast.release.verify import verify
 from gdelt_forecast.runner import run
 from gdelt_forecast.stages import STAGES

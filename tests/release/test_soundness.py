@@ -19,8 +19,8 @@ import pytest
 import snowballstemmer
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+from gdelt_forecast.contract.names import TASKS
 from gdelt_forecast.release.verify import verify
-from gdelt_forecast.tasks import TASKS
 from gdelt_forecast.tasks.records import SCHEMA
 from tests.release.test_release import _relist, _rewrite
 

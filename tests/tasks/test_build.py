@@ -8,13 +8,14 @@ import pytest
 
 from gdelt_forecast.cli import main
 from gdelt_forecast.config import load_config
+from gdelt_forecast.contract import leakage
+from gdelt_forecast.contract.names import SPLITS, TASKS
+from gdelt_forecast.contract.text import text_key as key
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.runner import run
-from gdelt_forecast.tasks import TASKS, leakage
-from gdelt_forecast.tasks.cut import SPLITS, split_of
+from gdelt_forecast.tasks.cut import split_of
 from gdelt_forecast.tasks.extractive import value
 from gdelt_forecast.tasks.records import SCHEMA
-from gdelt_forecast.timelines import text_key as key
 from tests.release.conftest import MONTH, REPO, demo_month
 
 

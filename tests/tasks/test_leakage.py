@@ -4,7 +4,7 @@ test_build.py and by `release verify`), and the even spread of gold letters."""
 from collections import Counter
 from datetime import date
 
-from gdelt_forecast.tasks import leakage
+from gdelt_forecast.contract import leakage
 from gdelt_forecast.tasks.records import balance, record_id
 
 CUT = date(2025, 8, 5)

@@ -6,8 +6,9 @@ from datetime import date, datetime
 
 import pytest
 
+from gdelt_forecast.contract.text import precision, sentence_date
 from gdelt_forecast.timelines.complex_events import ComplexEvent
-from gdelt_forecast.timelines.extractive import precision, sentence_date, sentences, timeline
+from gdelt_forecast.timelines.extractive import sentences, timeline
 
 PUBLISHED = datetime(2019, 11, 20)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gdelt_forecast.timelines.grounding import (
+from gdelt_forecast.contract.grounding import (
     DATE_NOT_IN_DOCUMENT,
     ECHOES_PROMPT,
     TEXT_NOT_IN_DOCUMENT,

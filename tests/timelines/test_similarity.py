@@ -4,7 +4,7 @@ pairs from one story that tell two do not."""
 
 import pytest
 
-from gdelt_forecast.timelines.similarity import THRESHOLD, Index, containment, near_duplicate
+from gdelt_forecast.contract.similarity import THRESHOLD, Index, containment, near_duplicate
 
 ESPER_TITLE = "Esper accuses China of intimidating smaller Asian nations"
 ESPER_LEAD = ("U.S. Defense Secretary Mark Esper on Wednesday accused China of using coercion "

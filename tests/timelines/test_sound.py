@@ -3,7 +3,7 @@ events their documents do not say."""
 
 from datetime import date
 
-from gdelt_forecast.timelines.sound import AFTER_SOURCE, GROUNDED, REPEATED, Dropped, sound
+from gdelt_forecast.contract.sound import AFTER_SOURCE, GROUNDED, REPEATED, Dropped, sound
 
 SEEN = {"early": date(2019, 11, 18), "late": date(2019, 11, 20)}
 

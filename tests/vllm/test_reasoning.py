@@ -13,7 +13,7 @@ if importlib.util.find_spec("vllm") is None:
     pytest.skip("vLLM is not installed: run `make test-vllm`", allow_module_level=True)
 
 from gdelt_forecast.config import load_config  # noqa: E402
-from gdelt_forecast.reasoning.checks import cameo_types, unsound  # noqa: E402
+from gdelt_forecast.contract.reasoning import cameo_types, unsound  # noqa: E402
 from gdelt_forecast.reference import tables  # noqa: E402
 from gdelt_forecast.runner import run  # noqa: E402
 from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402

@@ -1,5 +1,5 @@
 """The timelines' soundness rules, applied to every method's atomic events before they are
-written (the tasks' rules, which build on these, are in :mod:`gdelt_forecast.tasks.leakage`).
+written (the tasks' rules, which build on these, are in :mod:`gdelt_forecast.contract.leakage`).
 
 A document's availability date is the day GDELT first saw it (the warehouse's
 ``news.date``); every atomic event records its source document's as ``source_date``.
@@ -8,11 +8,11 @@ A document's availability date is the day GDELT first saw it (the warehouse's
    starts after its source's availability date is a plan or an expectation, not an event:
    it is dropped.
 3. **One event once.** Events whose texts are near-duplicates
-   (:mod:`gdelt_forecast.timelines.similarity`) are one event: the one from the earliest
+   (:mod:`gdelt_forecast.contract.similarity`) are one event: the one from the earliest
    available document is kept (within a document, the earliest in the timeline), with its
    date and source; the others are dropped.
 
-6. **Grounded in its source** (:mod:`gdelt_forecast.timelines.grounding`): a model-written
+6. **Grounded in its source** (:mod:`gdelt_forecast.contract.grounding`): a model-written
    event is kept only where its source document says its text and its date; applied after
    rule 2 and before rule 3, so a repeat that its own document does not say never stands in
    for one that it does.
@@ -28,8 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 
-from gdelt_forecast.timelines import grounding, period
-from gdelt_forecast.timelines.similarity import near_duplicate
+from gdelt_forecast.contract import grounding
+from gdelt_forecast.contract.similarity import near_duplicate
+from gdelt_forecast.contract.text import period
 
 AFTER_SOURCE = "2-not-after-source"
 REPEATED = "3-one-event-once"

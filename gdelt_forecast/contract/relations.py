@@ -1,6 +1,6 @@
 """EV2's inter-event relations and the temporal ones read off two events' dates.
 
-An event's date names a period (a day, a month or a year: :func:`gdelt_forecast.timelines.
+An event's date names a period (a day, a month or a year: :func:`gdelt_forecast.contract.text.
 period`). One event is Before another when its period ends before the other's starts,
 After in the mirror case, and Vague when the periods overlap (a day within the month the
 other names, two events of the same day): the dates alone do not order them.
@@ -8,7 +8,7 @@ other names, two events of the same day): the dates alone do not order them.
 
 from __future__ import annotations
 
-from gdelt_forecast.timelines import period
+from gdelt_forecast.contract.text import period
 
 BEFORE, AFTER, VAGUE = "Before", "After", "Vague"
 CAUSES, IS_RESULT, IS_SUBEVENT, HAS_SUBEVENT, NONE = (

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gdelt_forecast.reasoning import TASKS as REASONING
-from gdelt_forecast.tasks import TASKS
-from gdelt_forecast.tasks.cut import SPLITS
+from gdelt_forecast.contract.names import REASONING, SPLITS, TASKS
 
 
 @dataclass(frozen=True)

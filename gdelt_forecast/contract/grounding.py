@@ -8,7 +8,7 @@ An event is grounded when all three hold, in this order (the first that fails na
 drop):
 
 - ``echoes-prompt``: it says something beyond the prompt's own scaffolding. Its content words
-  (:func:`gdelt_forecast.timelines.similarity.words`) less the words of the prompt
+  (:func:`gdelt_forecast.contract.similarity.words`) less the words of the prompt
   templates that wrote it (header lines, field names, instructions, with the filled-in
   fields left out) and less bare numbers must not be empty: "The news release time:
   2025-08-02" is the prompt's header read back, not an event.
@@ -18,14 +18,14 @@ drop):
   same token containment as the near-duplicate measure.
 - ``date-not-in-document``: its date (if any) is the document's first-seen date or a date the
   document states, at the precision the event gives it: the day, month or year of a date
-  phrase the extractive method recognises (:func:`gdelt_forecast.timelines.extractive.dates`,
+  phrase the extractive method recognises (:func:`gdelt_forecast.contract.text.dates`,
   relative ones such as "on Wednesday" resolved against the first-seen day), or a coarser
   form of one (a document that says "6 August 2025" states 2025-08 and 2025 too).
 
 A model-written event's arguments (subject, event type, object, location), which AQA and
 MCAC questions and answers show, must pass the same text checks (a date-shaped one, the
 date check); one that does not is set to null, the event kept. The generated parts of the
-tasks are held to the same checks by the tasks' rule 7 (:mod:`gdelt_forecast.tasks.leakage`).
+tasks are held to the same checks by the tasks' rule 7 (:mod:`gdelt_forecast.contract.leakage`).
 
 THRESHOLD was chosen from measurement: docs/benchmarks.md, "Rule 6's threshold"
 (``bench/bench_grounding.py``).
@@ -39,9 +39,8 @@ from datetime import date, datetime
 from functools import cached_property
 from pathlib import Path
 
-from gdelt_forecast.timelines import DATE
-from gdelt_forecast.timelines.extractive import dates
-from gdelt_forecast.timelines.similarity import words
+from gdelt_forecast.contract.similarity import words
+from gdelt_forecast.contract.text import DATE, dates
 
 RULE = "6-grounded"
 VERSION = "grounding-v1"  # bump it when a check or the threshold changes

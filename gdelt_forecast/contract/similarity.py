@@ -22,7 +22,7 @@ from functools import lru_cache
 import snowballstemmer
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from gdelt_forecast.timelines import text_key
+from gdelt_forecast.contract.text import text_key
 
 RULE = "token-containment-v1"  # bump it when the measure or the threshold changes
 THRESHOLD = 0.7

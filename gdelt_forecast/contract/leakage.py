@@ -1,7 +1,7 @@
 """The tasks' soundness rules, shared by the build (which drops what breaks them and counts
 it) and ``release verify`` (which recomputes them from a release and names each breach).
-The timelines' rules 2 and 3 are in :mod:`gdelt_forecast.timelines.sound`; near-duplicate is
-:mod:`gdelt_forecast.timelines.similarity`'s measure.
+The timelines' rules 2 and 3 are in :mod:`gdelt_forecast.contract.sound`; near-duplicate is
+:mod:`gdelt_forecast.contract.similarity`'s measure.
 
 - Dates: a record's background holds nothing dated after its cut, and its targets nothing
   dated on or before it (each date read as the period it names).
@@ -30,9 +30,10 @@ import string
 from collections.abc import Iterable
 from datetime import date
 
-from gdelt_forecast.tasks.cut import SPLITS
-from gdelt_forecast.timelines import grounding, period
-from gdelt_forecast.timelines.similarity import Index, first_near_duplicate, near_duplicate
+from gdelt_forecast.contract import grounding
+from gdelt_forecast.contract.names import SPLITS
+from gdelt_forecast.contract.similarity import Index, first_near_duplicate, near_duplicate
+from gdelt_forecast.contract.text import period
 
 PROVENANCE = "1-provenance"
 ANSWER_IN_CONTEXT = "4-no-answer-in-context"

@@ -5,10 +5,10 @@ verify`` from the release's own rows (the rules of "Sound questions" in the READ
   negatives, the events behind a schema record's types) comes from a document first seen
   on or before its cut; a CEC answer from a document first seen after it;
 - **the answer holds**: a temporal answer is the relation the two events' dates give
-  (:func:`gdelt_forecast.reasoning.relations.temporal`), and the answer letter names the
+  (:func:`gdelt_forecast.contract.relations.temporal`), and the answer letter names the
   gold option;
 - **no answer in its context**: no option is a near-duplicate of another or of a context
-  event (``gdelt_forecast.timelines.similarity``);
+  event (``gdelt_forecast.contract.similarity``);
 - **CAMEO types**: every type a schema record names (its events', context's, queried and,
   for S-CEC, options') is a CAMEO second-level relation name (the release's
   ``reference/relations.parquet``), never an event type a model wrote.
@@ -21,8 +21,12 @@ from collections.abc import Collection
 
 import pyarrow as pa
 
-from gdelt_forecast.reasoning.relations import CHOICES, temporal
-from gdelt_forecast.timelines.similarity import near_duplicate
+from gdelt_forecast.contract.relations import CHOICES, temporal
+from gdelt_forecast.contract.similarity import near_duplicate
+
+# A model's relation of two events is kept only as both directions agree (A Causes B with B
+# IsResult A): the rule a judged pair is kept by, and its drops' name.
+CONSISTENT = "consistent-both-ways"
 
 
 def cameo_types(relations: pa.Table) -> frozenset[str]:

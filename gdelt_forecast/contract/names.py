@@ -1,0 +1,32 @@
+"""The names a release and the stages that build it share: its manifest, its tasks, splits,
+score levels and reference baselines."""
+
+import string
+
+MANIFEST = "manifest.json"
+# OpenForecast's tasks in the paper's order (open, then closed), and their splits in time
+# order (the leakage rule reads it so).
+TASKS = ("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA")
+SPLITS = ("train", "dev", "test")
+REASONING = ("I-CEC", "I-CRR", "S-CEC", "S-CRR")  # EV2's
+# MIRAI's query sets of a release, the levels it scores a forecast at, and the reference
+# baselines every release runs on them.
+QUERIES = {"test": "testset/queries.parquet", "subset": "testset/subset.parquet"}
+LEVELS = ("first_level", "second_level", "binary", "quad")
+BASELINES = ("history", "frequency")
+# How a timeline's atomic events or a task record were made (each row's ``method``): found in
+# the documents' text, or written by a model (the rows the grounding rules re-check).
+EXTRACTIVE, LLM = "extractive", "llm"
+
+
+def letters(
+    rows: list[dict], tasks: tuple[str, ...] = ("MCNC", "MCAC"), options: int = 4
+) -> dict[str, dict[str, int]]:
+    """The gold letters of the multiple-choice records: task -> letter -> records."""
+    return {
+        task: {
+            letter: sum(r["task"] == task and r["answer"] == letter for r in rows)
+            for letter in string.ascii_uppercase[:options]
+        }
+        for task in tasks
+    }
