@@ -27,8 +27,8 @@ reads beyond that:
 The warehouse is reused while its marker (written last) matches bench_testset's and this
 generator's parameters.
 
-The warehouse records the fingerprint of its sources (``build_sources``: none, since it has no
-silver), as ``database`` does, so the release accepts it.
+Beside the warehouse, the record ``database`` writes (``warehouse.json``: the fingerprint of
+its sources, none here since it has no silver), so the release accepts it.
 
 Each run is what a month's refresh runs after ``database``, through the runner as the
 command line runs it: the stages ``testset``, ``timelines`` and ``tasks``, then
@@ -317,6 +317,7 @@ def build_warehouse(workdir: Path, days: int) -> dict:
     marker = root / "bench.json"  # written last, so a half-built warehouse is never reused
     want = {"testset": params, "generator": GENERATOR, "extra": [EXTRA_URL, EXTRA_RECORD]}
     if marker.exists() and json.loads(marker.read_text())["params"] == want:
+        record_database(root)  # a warehouse generated before the database had a record
         return json.loads(marker.read_text())["figures"]
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
@@ -376,8 +377,6 @@ def build_warehouse(workdir: Path, days: int) -> dict:
         )
         con.register("generated", funnel)
         con.execute("CREATE TABLE funnel AS SELECT * FROM generated ORDER BY date, step")
-        # What `database` records: the fingerprint of its sources (here none, no silver).
-        con.execute("CREATE TABLE build_sources AS SELECT ? AS fingerprint", [no_sources(root)])
         con.execute("DETACH src")
         check_schema(con)
         counts = {
@@ -392,6 +391,7 @@ def build_warehouse(workdir: Path, days: int) -> dict:
     (root / "bronze").mkdir()
     pq.write_table(slots, root / "bronze" / "slots.parquet", compression="zstd")
     tmp.rename(root / "warehouse.duckdb")
+    record_database(root)
     figures = {
         **{k: testset[k] for k in ("quads", "strict", "strict_pairs", "news_mib")},
         "rows": counts,
@@ -437,11 +437,28 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def no_sources(root: Path) -> str:
+def record_database(root: Path) -> None:
+    """The record ``database`` writes beside the warehouse it builds (the runner's), of this
+    generated one."""
+    from gdelt_forecast import stage_record
     from gdelt_forecast.config import REPO_DEFAULT, load_config
-    from gdelt_forecast.warehouse.build import sources
+    from gdelt_forecast.data_root import DataRoot
+    from gdelt_forecast.stages import STAGES
 
-    return sources(load_config(REPO_DEFAULT, data_root=root))
+    cfg, data = load_config(REPO_DEFAULT, data_root=root), DataRoot(root)
+    database = STAGES["database"]
+    stage_record.write(
+        data.warehouse_record,
+        files=[],
+        stage=database.name,
+        partition="all",
+        params={},
+        config=database.config(cfg),
+        inputs=database.inputs(cfg, data, None),
+        run_id="bench_release",
+        runs=1,
+        summary={},
+    )
 
 
 def work_release(workdir: Path) -> dict:

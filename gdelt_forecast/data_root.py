@@ -16,6 +16,7 @@ LEDGER = "bronze/slots.parquet"
 RAW_GDELT = "raw/gdelt"
 SILVER = "silver"
 WAREHOUSE = "warehouse.duckdb"
+WAREHOUSE_RECORD = "warehouse.json"  # the database stage's record, of this machine's warehouse
 LLM_CACHE = "llm_cache"
 RELEASES = "releases"
 LATEST = "releases/LATEST"
@@ -99,6 +100,10 @@ class DataRoot:
     @property
     def warehouse(self) -> Path:
         return self.root / WAREHOUSE
+
+    @property
+    def warehouse_record(self) -> Path:
+        return self.root / WAREHOUSE_RECORD
 
     @property
     def llm_cache(self) -> Path:

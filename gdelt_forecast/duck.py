@@ -11,6 +11,7 @@ import duckdb
 
 from gdelt_forecast.config import Config
 from gdelt_forecast.data_root import DataRoot
+from gdelt_forecast.errors import StageError
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"  # package data: installs carry it
 _PARAM = re.compile(r"\$([A-Za-z_]\w*)")
@@ -24,6 +25,14 @@ def connect(cfg: Config, database: str | Path = ":memory:", read_only: bool = Fa
     if cfg.duckdb.threads:
         settings["threads"] = cfg.duckdb.threads
     return duckdb.connect(str(database), read_only=read_only, config=settings)
+
+
+def open_warehouse(cfg: Config):
+    """The data root's warehouse, read-only (only the ``database`` stage writes it)."""
+    path = DataRoot(cfg.data_root).warehouse
+    if not path.exists():
+        raise StageError(f"no warehouse at {path}: run `gdelt-forecast database`")
+    return connect(cfg, path, read_only=True)
 
 
 def sql(name: str) -> str:

@@ -34,14 +34,16 @@ from pathlib import Path
 from filelock import FileLock
 
 from gdelt_forecast.config import Config
+from gdelt_forecast.data_root import WAREHOUSE, WAREHOUSE_RECORD
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.files import sha256
 
 log = logging.getLogger(__name__)
 
-# Never pushed: scratch, local locks (*.lock), the local warehouse, releases (published
-# whole) and the sync state itself; names starting with "." are files still being written.
-_LOCAL_ONLY = ("tmp/", "locks/", "releases/", ".sync/", "warehouse.duckdb")
+# Never pushed: scratch, local locks (*.lock), the local warehouse and its record, releases
+# (published whole) and the sync state itself; names starting with "." are files still
+# being written.
+_LOCAL_ONLY = ("tmp/", "locks/", "releases/", ".sync/", WAREHOUSE, WAREHOUSE_RECORD)
 
 
 class StorageError(StageError):

@@ -4,13 +4,15 @@
 From the stage's declaration (:mod:`gdelt_forecast.stages`) the runner
 1. stages the data root: for an s3:// one, a working copy with what the stage reads pulled
    first and what it wrote pushed after (:mod:`gdelt_forecast.objectstore`), and the
-   machine's warehouse brought up to date when the stage reads it;
+   machine's warehouse rebuilt (the ``database`` stage) when the stage reads it and its
+   record says it predates the bucket's silver;
 2. takes the partition's lock (each day of a day stage's range, in order; a month stage's
    month), so two runs of one partition take turns wherever they were started;
 3. for a month stage, builds into a fresh hidden folder, writes the stage's record there
    (:mod:`gdelt_forecast.stage_record`) and swaps it for the old output, so the month's
    folder always holds one whole build and the record that describes it; for a day stage,
-   writes each day's record once the stage has written the days;
+   writes each day's record once the stage has written the days; for ``database``, the
+   warehouse's record (its inputs fingerprinted before it read them);
 4. for a bucket, has the stage's publisher put what it made in place (a release).
 
 Its requests to a bucket carry ``app/gdelt-forecast.<stage>`` in their User-Agent, so a
@@ -21,6 +23,7 @@ No stage knows where the data root is: each is handed a local folder.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import uuid
@@ -36,6 +39,8 @@ from gdelt_forecast.locks import month_lock, partition_lock
 from gdelt_forecast.objectstore import staged
 from gdelt_forecast.stages import STAGES, Stage
 
+log = logging.getLogger(__name__)
+
 
 def run(name: str, cfg: Config, *args: Any, run_id: str | None = None, **kwargs: Any) -> Any:
     """Stage ``name`` with ``(cfg, *args, **kwargs)``; returns what the stage returns. A month
@@ -48,12 +53,12 @@ def run(name: str, cfg: Config, *args: Any, run_id: str | None = None, **kwargs:
     reads = stage.reads(cfg, *args) if cfg.remote else []  # a local root has everything
     with staged(cfg, [r for r in reads if r != WAREHOUSE]) as local:
         if WAREHOUSE in reads:
-            from gdelt_forecast.warehouse.build import bring_up_to_date
-
-            bring_up_to_date(local)
+            _current_warehouse(local, run_id)
         with _locks(stage, local, args):
             if stage.recorded and stage.partition == "month":
                 result = _recorded_month(stage, local, args[0], run_id, kwargs)
+            elif stage.record:
+                result = _recorded_whole(stage, local, args, kwargs, run_id)
             else:
                 result = stage.function(local, *args, **kwargs)
                 if stage.recorded:
@@ -123,6 +128,39 @@ def _record_days(stage: Stage, cfg: Config, args: tuple, options: dict, run_id: 
             runs=_runs(stage_record.read(path)),
             summary=summary.to_dict(),
         )
+
+
+def _recorded_whole(stage: Stage, cfg: Config, args: tuple, options: dict, run_id: str):
+    """An unpartitioned stage's run and its record. The warehouse is rebuilt, never copied:
+    the record lists no file, and names the sources it was built from."""
+    root = DataRoot(cfg.data_root)
+    path = root.path(stage.record)
+    inputs = stage.inputs(cfg, root, None)  # before the stage reads them
+    summary = stage.function(cfg, *args, **options)
+    stage_record.write(
+        path,
+        files=[],
+        stage=stage.name,
+        partition="all",
+        params={},
+        config=stage.config(cfg),
+        inputs=inputs,
+        run_id=run_id,
+        runs=_runs(stage_record.read(path)),
+        summary=summary.to_dict(),
+    )
+    return summary
+
+
+def _current_warehouse(cfg: Config, run_id: str) -> None:
+    """A working copy's warehouse is this machine's own: rebuilt before a stage reads it
+    when it is missing or its record says the bucket's silver changed since it was built."""
+    root = DataRoot(cfg.data_root)
+    database = STAGES["database"]
+    why = "there is none" if not root.warehouse.exists() else database.stale(cfg, root)
+    if why:
+        log.info("the warehouse is rebuilt first: %s", why)
+        _recorded_whole(database, cfg, (), {}, run_id)
 
 
 def _runs(previous: dict | None) -> int:

@@ -9,7 +9,8 @@ runs, so declaring the stages imports none of them.
   relative to the root, :mod:`gdelt_forecast.data_root`); ``WAREHOUSE`` among them means
   that the machine's warehouse must be current, which the runner sees to before the stage.
 - ``partition``: ``day`` stages take ``(first, last)`` and hold each day's lock, ``month``
-  stages take ``month`` and hold its lock; ``None``: no lock of the runner's.
+  stages take ``month`` and hold its lock; ``None``: no lock of the runner's (the one
+  recorded such stage, ``database``, keeps its record at ``record``, relative to the root).
 - ``config``: what of the config a recorded stage's output depends on (its record's hash);
   the stages with one write a record per partition.
 - ``inputs``: the fingerprint of what a partition read, for its record.
@@ -18,6 +19,8 @@ runs, so declaring the stages imports none of them.
   asks the same function what it expects a stage to have been run with).
 - ``publish``: for an s3:// data root, what puts the stage's result in the bucket when a
   plain push of the working copy would not do (a release appears whole or not at all).
+- ``release_step``: what the release runs of the stage on the release it packages, before
+  sealing it (the reference baselines' scores), so the release imports no stage.
 - ``scaffolding``: for a stage whose rows a model may write, the words of a prompt version
   that the grounding rules never count as a document's support; ``release verify`` re-checks
   the rows with the same words (ValueError for a version this code does not have).
@@ -40,7 +43,10 @@ from gdelt_forecast.data_root import (
     LATEST,
     LEDGER,
     LLM_CACHE,
+    PART,
     WAREHOUSE,
+    WAREHOUSE_RECORD,
+    WAREHOUSE_SOURCES,
     DataRoot,
     article,
     bronze,
@@ -74,7 +80,9 @@ class Stage:
     params: Callable[..., dict] = field(default=lambda cfg, month, **options: {})
     writes: Callable[[date], list[str]] = field(default=lambda day: [])
     publish: str | None = None  # "module:function"
+    release_step: str | None = None  # "module:function"
     scaffolding: str | None = None  # "module:function"
+    record: str | None = None  # an unpartitioned stage's record
 
     @property
     def function(self) -> Callable:
@@ -84,12 +92,26 @@ class Stage:
     def publisher(self) -> Callable | None:
         return _imported(self.publish) if self.publish else None
 
+    @property
+    def on_release(self) -> Callable:
+        return _imported(self.release_step)
+
     def prompt_words(self, version: str) -> frozenset[str]:
         return _imported(self.scaffolding)(version)
 
     @property
     def recorded(self) -> bool:
         return self.config is not None
+
+    def stale(self, cfg: Config, root: DataRoot, part=None) -> str | None:
+        """Why an unpartitioned stage's output is not what it would build now (None when it
+        is): no record, or other inputs or config (:func:`gdelt_forecast.stage_record.stale`)."""
+        return stage_record.stale(
+            stage_record.read(root.path(self.record)),
+            params={},
+            config=self.config(cfg),
+            inputs=self.inputs(cfg, root, part),
+        )
 
 
 def _normalize_reads(cfg: Config, first: date, last: date) -> list[str]:
@@ -121,10 +143,18 @@ def _write_bronze_reads(cfg: Config, fetched, summary) -> list[str]:
     return [LEDGER, *raw_files(cfg, fetched)]
 
 
-def _warehouse_inputs(cfg: Config, root: DataRoot, month: str) -> dict:
-    from gdelt_forecast.warehouse.build import built_from  # a stage's module: when one runs
+def _warehouse_sources(cfg: Config, root: DataRoot, part=None) -> dict:
+    """What the warehouse is built from: each silver and document file's path with its
+    sha256, or in a bucket its ETag (the same on every machine, unlike the bytes of two builds
+    of ``warehouse.duckdb``)."""
+    patterns = tuple(f"{folder}/date=*/{PART}" for folder in WAREHOUSE_SOURCES)
+    return {"sources": stage_record.digest(versions(cfg.data_root, patterns))}
 
-    return {"warehouse": built_from(root)}
+
+def _warehouse_inputs(cfg: Config, root: DataRoot, month: str) -> dict:
+    """A month stage that reads the warehouse: the sources the warehouse was built from."""
+    record = stage_record.read(root.warehouse_record)
+    return {"warehouse": record["inputs"]["sources"] if record else None}
 
 
 def _timelines_inputs(cfg: Config, root: DataRoot, month: str) -> dict:
@@ -186,7 +216,13 @@ STAGES: dict[str, Stage] = {
             writes=lambda day: [article("docs", day), article("exclusions", day)],
         ),
         # DuckDB reads the bucket's silver and documents itself.
-        Stage("database", "gdelt_forecast.warehouse.build:build_database"),
+        Stage(
+            "database",
+            "gdelt_forecast.warehouse.build:build_database",
+            config=lambda cfg: {},  # the warehouse is its sources' tables, whatever the config
+            inputs=_warehouse_sources,
+            record=WAREHOUSE_RECORD,
+        ),
         Stage("stats", "gdelt_forecast.warehouse.stats:stats", reads=lambda *_: [WAREHOUSE]),
         Stage(
             "testset",
@@ -232,7 +268,12 @@ STAGES: dict[str, Stage] = {
             "gdelt_forecast.tasks.evaluate:evaluate_tasks",
             reads=lambda *_: [LLM_CACHE],
         ),
-        Stage("baseline", "gdelt_forecast.baselines:run_baseline", reads=lambda *_: [LLM_CACHE]),
+        Stage(
+            "baseline",
+            "gdelt_forecast.baselines:run_baseline",
+            reads=lambda *_: [LLM_CACHE],
+            release_step="gdelt_forecast.baselines:run_baselines",
+        ),
         Stage(
             "tasks_baseline",
             "gdelt_forecast.tasks.baseline:answer_tasks",

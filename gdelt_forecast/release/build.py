@@ -36,7 +36,6 @@ import pyarrow.parquet as pq
 from filelock import FileLock
 
 from gdelt_forecast import dates, duck, stage_record
-from gdelt_forecast.baselines import run_baselines
 from gdelt_forecast.config import Config
 from gdelt_forecast.contract.layout import TABLES
 from gdelt_forecast.contract.names import (
@@ -77,7 +76,6 @@ from gdelt_forecast.release.tkg import write_tkg
 from gdelt_forecast.stages import STAGES
 from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.version import code_version
-from gdelt_forecast.warehouse import build as warehouse
 
 log = logging.getLogger(__name__)
 VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -139,16 +137,12 @@ def current_records(cfg: Config, month: str, history_start: date | None = None) 
     now; a ReleaseError of one line naming the stage to run again when one is missing or
     stale, or when the warehouse itself is older than its sources."""
     root = DataRoot(cfg.data_root)
-    built = warehouse.built_from(root)
-    if built is None:
+    if not root.warehouse.exists():
+        raise ReleaseError(f"no warehouse at {root.warehouse}: run `gdelt-forecast database`")
+    if why := STAGES["database"].stale(cfg, root):
         raise ReleaseError(
-            f"no warehouse at {root.warehouse}, or one that does not record its sources: run "
-            "`gdelt-forecast database`"
-        )
-    if built != warehouse.sources(cfg):
-        raise ReleaseError(
-            f"the warehouse at {root.warehouse} was built from other silver events or "
-            "documents than there are now: run `gdelt-forecast database`, then the month's stages"
+            f"the warehouse at {root.warehouse} is not current: {why}: run `gdelt-forecast "
+            "database`, then the month's stages"
         )
     found = {}
     for name in PLACES:
@@ -255,7 +249,7 @@ def _package(
     """The release's data into ``out``: the warehouse's tables of the window, the month's
     stages' files, MIRAI's folders, ``tkg/``; what the manifest says of them."""
     start, last = window
-    with _timed(phases, "table exports"), warehouse.open_read_only(cfg) as con:
+    with _timed(phases, "table exports"), duck.open_warehouse(cfg) as con:
         con.execute(f"SET memory_limit = '{cfg.release.memory_limit}'")  # validated pattern
         for name in DATABASE:
             log.info("release %s: %s", version, name)
@@ -362,7 +356,7 @@ def _copy_stage(folder: Path, record: dict, out: Path, places: tuple) -> None:
 def _score(cfg: Config, out: Path) -> dict:
     """The baselines' scores on the packaged release (through its own agent environment)."""
     log.info("release: baselines")
-    scored = run_baselines(cfg, out, BASELINES, list(QUERIES))
+    scored = STAGES["baseline"].on_release(cfg, out, BASELINES, list(QUERIES))
     return {m: {s: _figures(scored[m, s]) for s in QUERIES} for m in BASELINES}
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pyarrow.dataset as ds
 
+from gdelt_forecast import duck
 from gdelt_forecast.config import Config
 from gdelt_forecast.contract.names import MANIFEST, TASKS
 from gdelt_forecast.embeddings import model_name
@@ -146,9 +147,7 @@ def _news(cfg: Config, tasks_path: Path, news: Path | None) -> list[dict]:
     if news is None:
         release = next((p for p in tasks_path.resolve().parents if (p / MANIFEST).exists()), None)
         if release is None:
-            from gdelt_forecast.warehouse.build import open_read_only
-
-            with open_read_only(cfg) as con:
+            with duck.open_warehouse(cfg) as con:
                 return (
                     con.sql(f"SELECT {', '.join(columns)} FROM news").to_arrow_table().to_pylist()
                 )

@@ -30,7 +30,6 @@ from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.testset import mirai_compat
 from gdelt_forecast.testset.subset import Item, balance, balanced_subset
-from gdelt_forecast.warehouse.build import open_read_only
 
 PROMPT = (
     "Please forecast the relations that {subject_name} will take towards {object_name} on "
@@ -150,7 +149,7 @@ def build_testset(cfg: Config, month: str, out: Path) -> Summary:
         "answer_source": ts.answer_source,
     }
     compat = out / "mirai_compat"
-    with open_read_only(cfg) as con:
+    with duck.open_warehouse(cfg) as con:
         duck.run(con, "testset/candidates.sql", "CREATE TEMP TABLE candidates AS", **params)
         candidates = con.execute("SELECT count(*) FROM candidates").fetchone()[0]
         if not candidates:

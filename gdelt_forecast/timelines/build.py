@@ -26,6 +26,7 @@ from gdelt_forecast.config import Config
 from gdelt_forecast.contract import grounding, sound
 from gdelt_forecast.contract.names import EXTRACTIVE, LLM
 from gdelt_forecast.contract.text import period
+from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.dates import month_range
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm import summarize, write_calls
@@ -34,7 +35,6 @@ from gdelt_forecast.progress import progress
 from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.timelines import extractive, written
 from gdelt_forecast.timelines.complex_events import group
-from gdelt_forecast.warehouse.build import open_read_only, warehouse_path
 
 COMPLEX_EVENTS = pa.schema(
     [
@@ -122,7 +122,7 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
     t0 = time.monotonic()
     first, last = month_range(month)
     since = max(first - timedelta(days=cfg.timelines.history_days), history_start)
-    with open_read_only(cfg) as con:
+    with duck.open_warehouse(cfg) as con:
         docs = duck.records(
             con,
             "timelines/documents.sql",
@@ -133,8 +133,8 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
         )
     if not any(d["date"] >= first for d in docs):
         raise TimelinesError(
-            f"no kept documents dated in {month} in the warehouse at {warehouse_path(cfg)}: "
-            "run `articles` and `database` first"
+            f"no kept documents dated in {month} in the warehouse at "
+            f"{DataRoot(cfg.data_root).warehouse}: run `articles` and `database` first"
         )
     events = group(docs, first, cfg.timelines)
     llm: dict = {}
@@ -234,7 +234,7 @@ def _grounding(cfg: Config, by_event: dict[str, list[dict]]):
     source does not say, and gives how many it nulled and the check of an event (why it
     does not stand in its source, or None)."""
     doc_ids = sorted({a["source_doc_id"] for atoms in by_event.values() for a in atoms})
-    with open_read_only(cfg) as con:
+    with duck.open_warehouse(cfg) as con:
         rows = duck.records(con, "timelines/sources.sql", doc_ids=doc_ids)
     documents = {r["doc_id"]: grounding.Document(r["title"], r["text"], r["date"]) for r in rows}
     scaffold = written.scaffolding()

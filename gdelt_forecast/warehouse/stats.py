@@ -6,12 +6,11 @@ from datetime import date
 
 from gdelt_forecast import duck
 from gdelt_forecast.config import Config
-from gdelt_forecast.warehouse.build import open_read_only
 
 
 def stats(cfg: Config, first: date, last: date, top: int = 10) -> dict:
     params = {"first_date": first, "last_date": last, "top": top}
-    with open_read_only(cfg) as con:
+    with duck.open_warehouse(cfg) as con:
         return {
             "first_day": first.isoformat(),
             "last_day": last.isoformat(),

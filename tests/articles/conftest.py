@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from gdelt_forecast.config import Config, load_config
+from gdelt_forecast.duck import open_warehouse
 from gdelt_forecast.events.normalize import normalize
-from gdelt_forecast.warehouse.build import build_database, open_read_only
+from gdelt_forecast.warehouse.build import build_database
 from tests.articles.sites import HOSTS, Site
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -42,7 +43,7 @@ def database(real_day):
 
 
 def quad_urls(cfg) -> list[str]:
-    with open_read_only(cfg) as con:
+    with open_warehouse(cfg) as con:
         return [
             u for (u,) in con.execute("SELECT DISTINCT url FROM quad_urls ORDER BY url").fetchall()
         ]

@@ -11,7 +11,8 @@ from gdelt_forecast.articles.process import ArticlesError, doc_id, mirai_abstrac
 from gdelt_forecast.articles.warc import write_pages
 from gdelt_forecast.cli import main
 from gdelt_forecast.config import load_config
-from gdelt_forecast.warehouse.build import build_database, open_read_only
+from gdelt_forecast.duck import open_warehouse
+from gdelt_forecast.warehouse.build import build_database
 from tests.articles.conftest import DAY, HTML, article_pages, quad_urls
 
 
@@ -92,7 +93,7 @@ def test_rerun_is_identical_and_duplicates_collapse_in_the_warehouse(database, a
     assert len(rows) == 2 and rows[0]["doc_id"] == rows[1]["doc_id"]
     summary = build_database(database)
     assert summary.news == 1
-    with open_read_only(database) as con:
+    with open_warehouse(database) as con:
         linked = con.execute("SELECT count(DISTINCT quad_id) FROM quad_docs").fetchone()[0]
         quads_of_urls = con.execute(
             "SELECT count(DISTINCT quad_id) FROM quad_urls WHERE url IN (?, ?)", [urls[0], urls[6]]

@@ -8,8 +8,9 @@ import pyarrow.parquet as pq
 
 from gdelt_forecast.articles.warc import write_pages
 from gdelt_forecast.config import load_config
+from gdelt_forecast.duck import open_warehouse
 from gdelt_forecast.events.normalize import normalize
-from gdelt_forecast.warehouse.build import build_database, open_read_only
+from gdelt_forecast.warehouse.build import build_database
 from tests.articles.conftest import DAY, HTML, quad_urls
 from tests.conftest import EXPORT_CSV, MENTIONS_CSV, SLOT, write_bronze
 from tests.dags.conftest import python
@@ -83,6 +84,6 @@ def test_manual_run_builds_events_and_news_from_an_archive(airflow_env, tmp_path
     assert "STATE success" in result.stdout, (result.stdout + result.stderr)[-5000:]
     silver = pq.read_table(data_root / "silver/events/date=2025-08-07/part-0.parquet")
     assert silver.num_rows > 0
-    with open_read_only(cfg) as con:
+    with open_warehouse(cfg) as con:
         assert con.execute("SELECT url FROM news").fetchall() == [(url,)]
         assert con.execute("SELECT max(n_docs) FROM quads").fetchone() == (1,)

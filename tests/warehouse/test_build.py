@@ -1,5 +1,6 @@
 """warehouse.duckdb: rebuilt whole from silver, read-only for readers, and its stats."""
 
+import json
 from datetime import date
 
 import duckdb
@@ -7,8 +8,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from gdelt_forecast.config import load_config
+from gdelt_forecast.data_root import DataRoot
+from gdelt_forecast.duck import open_warehouse
+from gdelt_forecast.errors import StageError
 from gdelt_forecast.events.normalize import normalize
-from gdelt_forecast.warehouse.build import WarehouseError, build_database, open_read_only
+from gdelt_forecast.runner import run
+from gdelt_forecast.stages import STAGES
+from gdelt_forecast.warehouse.build import WarehouseError, build_database
 from gdelt_forecast.warehouse.stats import render, stats
 
 DAY = date(2025, 8, 7)
@@ -26,7 +32,7 @@ def test_tables_are_built_from_silver(cfg):
     silver = pq.read_table(cfg.data_root / "silver/events/date=2025-08-07/part-0.parquet")
     quads = {r["quad_id"] for r in silver.to_pylist()}
     assert (summary.events, summary.quads) == (silver.num_rows, len(quads))
-    with open_read_only(cfg) as con:
+    with open_warehouse(cfg) as con:
         tables = {r[0] for r in con.execute("SHOW TABLES").fetchall()}
         assert tables == {
             "events",
@@ -38,7 +44,6 @@ def test_tables_are_built_from_silver(cfg):
             "relations",
             "news",
             "quad_docs",
-            "build_sources",
         }
         n_records, n_urls = con.execute("SELECT sum(n_records), sum(n_urls) FROM quads").fetchone()
         assert n_records == silver.num_rows
@@ -53,12 +58,12 @@ def test_tables_are_built_from_silver(cfg):
 
 def test_rebuild_from_scratch_gives_the_same_tables(cfg):
     build_database(cfg)
-    with open_read_only(cfg) as con:
+    with open_warehouse(cfg) as con:
         before = con.execute("SELECT * FROM quads ORDER BY quad_id").fetchall()
     (cfg.data_root / "warehouse.duckdb").unlink()
     build_database(cfg)
     build_database(cfg)  # and again over an existing one
-    with open_read_only(cfg) as con:
+    with open_warehouse(cfg) as con:
         assert con.execute("SELECT * FROM quads ORDER BY quad_id").fetchall() == before
     assert not list(cfg.data_root.glob(".warehouse.duckdb.tmp*"))
 
@@ -67,8 +72,29 @@ def test_missing_inputs_are_clear_errors(tmp_path):
     cfg = load_config(None, [], tmp_path)
     with pytest.raises(WarehouseError, match="no silver events"):
         build_database(cfg)
-    with pytest.raises(WarehouseError, match="no warehouse at"):
-        open_read_only(cfg)
+    with pytest.raises(StageError, match="no warehouse at"):
+        open_warehouse(cfg)
+
+
+def test_the_database_stage_records_the_sources_it_was_built_from(cfg):
+    root = DataRoot(cfg.data_root)
+    database = STAGES["database"]
+    assert database.stale(cfg, root).startswith("it has no record")
+    summary = run("database", cfg, run_id="manual-1")
+    record = json.loads(root.warehouse_record.read_text())
+    assert (record["stage"], record["partition"], record["params"]) == ("database", "all", {})
+    assert record["run"]["id"] == "manual-1" and record["run"]["runs"] == 1
+    assert record["summary"]["events"] == summary.events > 0 and record["files"] == []
+    assert len(record["inputs"]["sources"]) == 64 and len(record["config_sha256"]) == 64
+    assert database.stale(cfg, root) is None
+    # The day's silver rebuilt with another threshold: the warehouse no longer describes it.
+    normalize(cfg.model_copy(update={"events": cfg.events.model_copy(
+        update={"min_daily_mentions": 3})}), DAY, DAY)  # fmt: skip
+    assert database.stale(cfg, root) == "its input changed since it ran (sources)"
+    run("database", cfg)
+    again = json.loads(root.warehouse_record.read_text())
+    assert again["run"]["runs"] == 2 and again["inputs"] != record["inputs"]
+    assert database.stale(cfg, root) is None
 
 
 def test_stats_show_the_funnel_and_the_top_lists(cfg):
@@ -78,7 +104,7 @@ def test_stats_show_the_funnel_and_the_top_lists(cfg):
     assert steps["bronze"]["rows_in"] == 909
     assert steps["same_day"]["removed"] == 14
     assert len(report["relations"]) == 3 and len(report["pairs"]) == 3
-    with open_read_only(cfg) as con:
+    with open_warehouse(cfg) as con:
         best = con.execute(
             "SELECT relation, count(*) AS n FROM quads GROUP BY 1 ORDER BY n DESC, 1 LIMIT 1"
         ).fetchone()
