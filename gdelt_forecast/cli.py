@@ -22,6 +22,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+class _Version(argparse.Action):
+    """``--version``: what a release's manifest would record as its ``code_version``, asked
+    of git only when the option is given."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, help="print the version and commit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from gdelt_forecast.version import code_version
+
+        found = code_version()
+        print(f"gdelt-forecast {found['package']} (commit {found['git_commit']})")
+        parser.exit(0)
+
+
 def parse_moment(text: str, end: bool = False) -> datetime:
     """UTC ``YYYY-MM-DDTHH:MM[:SS]``; a bare date means the whole day (its last second as end)."""
     try:
@@ -64,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("-v", "--verbose", action="store_true", help="debug logging")
 
     parser = _Parser(prog="gdelt-forecast", description=__doc__)
+    parser.add_argument("--version", action=_Version)
     stages = parser.add_subparsers(dest="stage", required=True, parser_class=_Parser)
     ing = stages.add_parser(
         "ingest",

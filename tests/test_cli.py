@@ -8,6 +8,7 @@ import pytest
 
 from gdelt_forecast import cli
 from gdelt_forecast.cli import main, parse_moment
+from gdelt_forecast.version import code_version
 from tests.conftest import SLOT
 
 RANGE = ["--start", "2025-08-07T22:00", "--end", "2025-08-07T23:45"]
@@ -172,3 +173,14 @@ def test_method_flag_sets_the_timelines_method(stage, tmp_path, monkeypatch):
     assert [cfg.timelines.method for cfg in seen] == ["extractive", "llm"]
     with pytest.raises(SystemExit):
         main([*base, "--method", "oracle"])
+
+
+def test_version_prints_what_a_manifest_would_record(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    found = code_version()
+    assert capsys.readouterr().out == (
+        f"gdelt-forecast {found['package']} (commit {found['git_commit']})\n"
+    )
+    assert found["git_commit"]  # a checkout names its commit
