@@ -2,7 +2,7 @@
 migrates Airflow's database and creates them (the tests and ``docker/compose.yaml`` use it).
 
 A task whose pool does not exist waits in ``scheduled`` for ever, with nothing but a
-scheduler warning to say why, so the pools are made by the one command the README names,
+scheduler warning to say why, so the pools are made by the one command docs/airflow.md names,
 and every DAG that uses them starts with a task that fails at once, naming the pools, when
 they were not made (:func:`gdelt_forecast.airflow_tasks.require_pools`). That task cannot
 list Airflow's pools (Airflow 3 keeps task code out of its database), so ``init`` leaves

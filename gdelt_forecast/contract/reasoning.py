@@ -1,5 +1,5 @@
 """What makes a reasoning record sound, checked as it is built and again by ``release
-verify`` from the release's own rows (the rules of "Sound questions" in the README):
+verify`` from the release's own rows (the rules of docs/soundness.md):
 
 - **provenance**: every event a record shows or rests on (context, queried events, CEC
   negatives, the events behind a schema record's types) comes from a document first seen

@@ -1,8 +1,9 @@
-"""The README runs as written: every `sh` and `python` block, in order, in one bash, from a
-copy of this checkout after `make demo` (the session's demo data root, with the mirror and
-the web archive `make demo` leaves in it) whose `.venv` is this environment, on a free port
-for Airflow. A block marked `<!-- readme: REASON -->` runs elsewhere, for one of the REASONS
-below; any other block that fails, fails this test."""
+"""The README runs as written, and the pages under docs/ that hold each stage's usage: every
+`sh` and `python` block, in order (the README's, then each page's of ``PAGES``), in one
+bash, from a copy of this checkout after `make demo` (the session's demo data root, with the
+mirror and the web archive `make demo` leaves in it) whose `.venv` is this environment, on a
+free port for Airflow. A block marked `<!-- readme: REASON -->` runs elsewhere, for one of
+the REASONS below; any other block that fails, fails this test."""
 
 from __future__ import annotations
 
@@ -24,9 +25,19 @@ REASONS = {
 BLOCK = re.compile(
     r"(?:<!-- readme: (?P<reason>[^>]*?) -->\n)?```(?P<lang>sh|python)\n(?P<code>.*?)```", re.S
 )
+# The usage pages, in the order their blocks run (each may use what one before it made).
+PAGES = ("README.md", *(f"docs/{name}.md" for name in (
+    "ingest", "articles", "testset", "timelines", "soundness", "release", "agents", "site",
+    "configuration", "airflow",
+)))  # fmt: skip
 OLD = (
     1_577_836_800  # 2020-01-01: the copies are older than .venv's stamps, so make installs nothing
 )
+
+
+def pages() -> str:
+    """The README and the usage pages, one after the other."""
+    return "\n".join((REPO / page).read_text() for page in PAGES)
 
 
 def blocks(text: str) -> list[tuple[str | None, str, str]]:
@@ -51,12 +62,21 @@ def checkout(folder: Path) -> None:
         os.utime(path, (OLD, OLD), follow_symlinks=False)
 
 
+def test_the_readme_is_a_front_door_and_links_every_usage_page():
+    readme = (REPO / "README.md").read_text()
+    assert len(readme.splitlines()) < 300
+    assert "```mermaid" in readme
+    assert all(f"]({page}" in readme for page in PAGES[1:])
+    docs = {p.relative_to(REPO).as_posix() for p in (REPO / "docs").glob("*.md")}
+    assert set(PAGES[1:]) <= docs
+
+
 def test_every_block_is_run_or_says_where_it_runs():
-    found = blocks((REPO / "README.md").read_text())
+    found = blocks(pages())
     assert {reason for reason, _, _ in found} - {None} <= REASONS
     assert sum(reason is None for reason, _, _ in found) >= 10
     # nothing between fences is left unparsed: every sh or python fence opens a block
-    fences = re.findall(r"^```(sh|python)$", (REPO / "README.md").read_text(), re.M)
+    fences = re.findall(r"^```(sh|python)$", pages(), re.M)
     assert len(fences) == len(found)
 
 
@@ -75,7 +95,7 @@ def test_the_readme_runs_as_written(demo_cfg, release, tmp_path):
     assert stale.returncode == 0, "build .venv with `make test` first (make's stamps missing)"
     try:
         done = subprocess.run(
-            ["bash", "-c", script((REPO / "README.md").read_text())],
+            ["bash", "-c", script(pages())],
             cwd=work, env=env, capture_output=True, text=True, timeout=1200,
         )  # fmt: skip
     finally:

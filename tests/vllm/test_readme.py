@@ -1,7 +1,7 @@
-"""The README's blocks marked `<!-- readme: needs an LLM server -->`, run as written against
-the real vLLM server: its variables (GDELT_FORECAST_DATA_ROOT, GDELT_FORECAST_CONFIG) name
-the demo's data root and a config that is the demo's with `llm` pointing at the server, as a
-user's would."""
+"""The blocks of the README and its usage pages marked `<!-- readme: needs an LLM server -->`,
+run as written against the real vLLM server: its variables (GDELT_FORECAST_DATA_ROOT,
+GDELT_FORECAST_CONFIG) name the demo's data root and a config that is the demo's with `llm`
+pointing at the server, as a user's would."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import yaml  # noqa: E402 (after the skip: see test_server.py)
 
 from gdelt_forecast.runner import run  # noqa: E402
 from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402
-from tests.release.test_readme import blocks  # noqa: E402
+from tests.release.test_readme import blocks, pages  # noqa: E402
 from tests.vllm.test_timelines import answering  # noqa: E402
 
 
@@ -35,7 +35,7 @@ def test_the_readme_blocks_that_need_a_server(vllm_server, tmp_path):
         section, name = key.split(".")
         config.setdefault(section, {})[name] = yaml.safe_load(value)
     (tmp_path / "llm.yaml").write_text(yaml.safe_dump(config))
-    code = [c for reason, lang, c in blocks((REPO / "README.md").read_text())
+    code = [c for reason, lang, c in blocks(pages())
             if reason == "needs an LLM server" and lang == "sh"]  # fmt: skip
     assert code
     (tmp_path / ".venv").mkdir()
