@@ -25,8 +25,9 @@ faults injected, then its audit (issues 25 and 35).
    is byte-identical to the reference's (every file the manifests list, and the manifests
    less what names the build: its time, data root and runs), and with ``--compare-release
    DIR`` whether it is byte-identical to another run's (a serial one's, say: the manifests
-   then also less the settings that name the run, ``RUN_SETTINGS``; the news web's port is
-   in the release's URLs, so both runs need the same ``--web-port``).
+   then also less the settings that name the run, ``RUN_SETTINGS``; the news web's port and
+   the mirror's folder are in the release's URLs, so both runs need the same ``--web-port``
+   and ``--mirror``).
 
 The report (``--report FILE.json``): ``stages`` (per stage ``wall_s`` from its first task's
 start to its last task's end, ``task_s``, ``cpu_s``, ``peak_rss_mb`` and per worker, tries,
@@ -42,7 +43,7 @@ below the delay); per stage also its ``throughput`` per second of its tasks' run
 events, URLs, pages). The exit status is 1 unless ``audit.ok``.
 
 Run: ``python bench/bench_month.py --days N [--slots-per-day K] [--pages P] [--hosts H]
-[--web-port PORT] [--storage s3|local] [--workers W] [--worker-slots S]
+[--web-port PORT] [--mirror DIR] [--storage s3|local] [--workers W] [--worker-slots S]
 [--faults F,... | --no-faults] [--no-reference] [--compare-release DIR] [--workdir DIR]
 [--set section.key=value ...] --report FILE.json`` (defaults: 31 days at full volume, S3,
 two workers, faults). A run smaller than a day at full volume needs lower thresholds for its
@@ -90,9 +91,8 @@ TASK_STAGE = {"normalize_day": "normalize", "fetch_day": "fetch", "process_day":
 # the config itself is compared, less RUN_SETTINGS).
 BUILD_FIELDS = ("created", "data_root", "run", "runs", "id", "config_sha256")
 # The config's settings that say where and how a run ran, not what it built: the bench's
-# folder (the mirror's and scratch's), its Redis port and how many days it fetched at once.
+# scratch folder, its Redis port and how many days it fetched at once.
 RUN_SETTINGS = {
-    "gdelt": ("base_url",),
     "articles": ("politeness_store", "fetch_days"),
     "storage": ("local_dir",),
 }
@@ -494,6 +494,12 @@ def main() -> int:
         action="store_true",
         help="skip the build without faults (and the byte-identity check)",
     )
+    parser.add_argument(
+        "--mirror",
+        type=Path,
+        help="the GDELT mirror's folder (default: WORKDIR/mirror); the slots' URLs, and so the "
+        "release, name it, so two runs compared with --compare-release need the same",
+    )
     parser.add_argument("--timeout-s", type=float, default=4 * 3600)
     parser.add_argument("--workdir", type=Path, default=REPO / "bench-data" / "month")
     parser.add_argument("--report", type=Path, required=True)
@@ -515,6 +521,7 @@ def main() -> int:
     shutil.rmtree(args.workdir, ignore_errors=True)
     args.workdir.mkdir(parents=True)
     work = args.workdir
+    mirror = (args.mirror or work / "mirror").resolve()
     log = work / "stages.log"
     report: dict = {
         "days": args.days,
@@ -528,7 +535,7 @@ def main() -> int:
         web = stack.enter_context(news_web.NewsWeb(args.hosts, port=args.web_port))
         t0 = time.perf_counter()
         made = month_mirror.build(
-            work / "mirror",
+            mirror,
             START,
             args.days,
             args.slots_per_day,
@@ -545,7 +552,7 @@ def main() -> int:
         # The bucket's working copies in the bench's folder: every worker here shares it, as
         # containers on one host share the compose file's `scratch` volume.
         overrides = [
-            f"gdelt.base_url={(work / 'mirror').as_uri()}",
+            f"gdelt.base_url={mirror.as_uri()}",
             *web.fetch_config(),
             f"articles.politeness_store={broker.removesuffix('/0')}/1",
             f"storage.local_dir={work / 'scratch'}",
@@ -622,7 +629,7 @@ def main() -> int:
     )
     report["release_bytes"] = release_bytes(release) if release.exists() else None
     audit = month_audit.audit(
-        work / "mirror",
+        mirror,
         root,
         made.missing,
         made.corrupt,

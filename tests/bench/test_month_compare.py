@@ -1,7 +1,8 @@
 """bench/bench_month.py's byte-identity of two runs of one month (issue 35): a serial run and a
-parallel one differ in where and how they ran (the bench's folder, the Redis port, how many
-days fetched at once), never in what they built; and the news web listens where it is told,
-so both runs' URLs, and so their releases, can be the same."""
+parallel one differ in where and how they ran (the bench's scratch folder, the Redis port,
+how many days fetched at once), never in what they built; the news web listens where it is
+told and the mirror lies where it is told, so both runs' URLs, and so their releases, can
+be the same."""
 
 from __future__ import annotations
 
@@ -43,7 +44,6 @@ def _release(folder: Path, manifest: dict, events: bytes = b"events") -> Path:
 def test_two_runs_differing_only_in_where_and_how_they_ran_are_identical(tmp_path):
     serial = copy.deepcopy(MANIFEST)
     serial["created"] = "2026-11-28T09:00:00Z"
-    serial["config"]["gdelt"]["base_url"] = "file:///tmp/serial/mirror"
     serial["config"]["articles"] |= {"politeness_store": "redis://127.0.0.1:7002/1",
                                      "fetch_days": 1}  # fmt: skip
     serial["config"]["storage"]["local_dir"] = "/tmp/serial/scratch"
@@ -60,6 +60,9 @@ def test_a_different_setting_of_what_was_built_or_a_different_file_is_not(tmp_pa
     assert bench_month.identical(_release(tmp_path / "a", slower), reference)["differ"] == [
         "manifest.json (beyond its build fields)"
     ]
+    elsewhere = copy.deepcopy(MANIFEST)  # another mirror: its slots' URLs differ too
+    elsewhere["config"]["gdelt"]["base_url"] = "file:///tmp/serial/mirror"
+    assert not bench_month.identical(_release(tmp_path / "d", elsewhere), reference)["ok"]
     other = bench_month.identical(_release(tmp_path / "b", MANIFEST, b"other events"), reference)
     assert other == {"ok": False, "files": 1, "differ": ["events.parquet"]}
     other_inputs = copy.deepcopy(MANIFEST)
