@@ -237,11 +237,11 @@ class Faults:
 
 
 def _month_lock(cfg):
-    from gdelt_forecast import locks, objectstore
+    from gdelt_forecast import leases, locks, objectstore
 
     if cfg.remote:
         store = objectstore.bucket(cfg)
-        return locks.bucket_lock(store, f"testset-{MONTH}", cfg.storage.lock_ttl_s)
+        return leases.bucket_lock(store, f"testset-{MONTH}", cfg.storage.lock_ttl_s)
     return locks.month_lock(cfg, "testset", MONTH)
 
 

@@ -37,6 +37,7 @@ from gdelt_forecast.config import Config
 from gdelt_forecast.data_root import WAREHOUSE, WAREHOUSE_RECORD
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.files import sha256
+from gdelt_forecast.leases import bucket_lock
 
 log = logging.getLogger(__name__)
 
@@ -387,3 +388,20 @@ def download(cfg: Config, url: str, dest: Path) -> Path:
         raise StorageError(f"nothing at {url}")
     store.fs.get([store.key(r) for r in files], [str(dest / r) for r in files])
     return dest
+
+
+@contextmanager
+def shared_file(path: Path) -> Iterator[None]:
+    """Around a read-modify-write of a file every run shares (a ledger): on a local disk its
+    ``.lock`` file; in a working copy a bucket lock, with the file pulled fresh first and
+    pushed before the lock is let go, so no machine's rows overwrite another's."""
+    found = working_copy_of(path)
+    if not found:
+        with FileLock(f"{path}.lock"):
+            yield
+        return
+    copy, rel = found
+    with bucket_lock(copy.bucket, rel.replace("/", "-"), copy.ttl_s):
+        copy.refresh(rel)
+        yield
+        copy.push(rel)

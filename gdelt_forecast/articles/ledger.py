@@ -37,7 +37,7 @@ from filelock import FileLock, Timeout
 
 from gdelt_forecast.articles.warc import pages_with_offsets, seal, unfinished_files
 from gdelt_forecast.data_root import DataRoot
-from gdelt_forecast.locks import shared_file
+from gdelt_forecast.objectstore import shared_file
 from gdelt_forecast.parquet_io import write_parquet
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from gdelt_forecast.locks import shared_file
+from gdelt_forecast.objectstore import shared_file
 from gdelt_forecast.parquet_io import write_parquet
 
 SCHEMA = pa.schema(

@@ -8,7 +8,7 @@ import uuid
 from pathlib import PurePosixPath
 
 from gdelt_forecast.config import Config
-from gdelt_forecast.locks import bucket_lock
+from gdelt_forecast.leases import bucket_lock
 from gdelt_forecast.objectstore import Bucket, StorageError, WorkingCopy, working_copy_of
 from gdelt_forecast.release.build import Summary, stays_latest
 

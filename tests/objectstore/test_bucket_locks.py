@@ -18,7 +18,8 @@ import s3fs
 
 from gdelt_forecast.config import load_config
 from gdelt_forecast.gdelt import ledger
-from gdelt_forecast.locks import bucket_lock, month_lock
+from gdelt_forecast.leases import bucket_lock
+from gdelt_forecast.locks import month_lock
 from gdelt_forecast.objectstore import bucket, staged
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
