@@ -11,6 +11,7 @@ from gdelt_forecast.articles.process import ArticlesError, doc_id, mirai_abstrac
 from gdelt_forecast.articles.warc import write_pages
 from gdelt_forecast.cli import main
 from gdelt_forecast.config import load_config
+from gdelt_forecast.contract.documents import FILTERS
 from gdelt_forecast.duck import open_warehouse
 from gdelt_forecast.warehouse.build import build_database
 from tests.articles.conftest import DAY, HTML, article_pages, quad_urls
@@ -114,17 +115,7 @@ def test_explain_prints_every_filter_value(capsys):
     english, german = lines
     assert english["kept"] is True and english["reason"] is None
     assert english["title"].startswith("Colder Temperatures Forecast")
-    names = [
-        "words",
-        "char_repetition",
-        "word_repetition",
-        "special_characters",
-        "stopwords",
-        "flagged_words",
-        "punctuation",
-        "lang",
-        "lang_score",
-    ]
+    names = list(FILTERS)  # the paragraph filters first, then the two of the language
     assert set(names) <= set(english["document"])
     assert all(set(names[:7]) <= set(p) and "kept" in p for p in english["paragraphs"])
     assert (german["kept"], german["reason"], german["document"]["lang"]) == (
