@@ -440,25 +440,13 @@ def peak_mib() -> float:
 def record_database(root: Path) -> None:
     """The record ``database`` writes beside the warehouse it builds (the runner's), of this
     generated one."""
-    from gdelt_forecast import stage_record
     from gdelt_forecast.config import REPO_DEFAULT, load_config
     from gdelt_forecast.data_root import DataRoot
+    from gdelt_forecast.runner import record_whole
     from gdelt_forecast.stages import STAGES
 
-    cfg, data = load_config(REPO_DEFAULT, data_root=root), DataRoot(root)
-    database = STAGES["database"]
-    stage_record.write(
-        data.warehouse_record,
-        files=[],
-        stage=database.name,
-        partition="all",
-        params={},
-        config=database.config(cfg),
-        inputs=database.inputs(cfg, data, None),
-        run_id="bench_release",
-        runs=1,
-        summary={},
-    )
+    cfg, database = load_config(REPO_DEFAULT, data_root=root), STAGES["database"]
+    record_whole(database, cfg, database.inputs(cfg, DataRoot(root), None), "bench_release", {})
 
 
 def work_release(workdir: Path) -> dict:

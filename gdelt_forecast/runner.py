@@ -131,12 +131,17 @@ def _record_days(stage: Stage, cfg: Config, args: tuple, options: dict, run_id: 
 
 
 def _recorded_whole(stage: Stage, cfg: Config, args: tuple, options: dict, run_id: str):
-    """An unpartitioned stage's run and its record. The warehouse is rebuilt, never copied:
-    the record lists no file, and names the sources it was built from."""
-    root = DataRoot(cfg.data_root)
-    path = root.path(stage.record)
-    inputs = stage.inputs(cfg, root, None)  # before the stage reads them
+    """An unpartitioned stage's run and its record."""
+    inputs = stage.inputs(cfg, DataRoot(cfg.data_root), None)  # before the stage reads them
     summary = stage.function(cfg, *args, **options)
+    record_whole(stage, cfg, inputs, run_id, summary.to_dict())
+    return summary
+
+
+def record_whole(stage: Stage, cfg: Config, inputs: dict, run_id: str, summary: dict) -> None:
+    """An unpartitioned stage's record, at ``stage.record``. The warehouse is rebuilt, never
+    copied: the record lists no file, and names the inputs it was built from."""
+    path = DataRoot(cfg.data_root).path(stage.record)
     stage_record.write(
         path,
         files=[],
@@ -147,9 +152,8 @@ def _recorded_whole(stage: Stage, cfg: Config, args: tuple, options: dict, run_i
         inputs=inputs,
         run_id=run_id,
         runs=_runs(stage_record.read(path)),
-        summary=summary.to_dict(),
+        summary=summary,
     )
-    return summary
 
 
 def _current_warehouse(cfg: Config, run_id: str) -> None:

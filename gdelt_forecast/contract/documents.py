@@ -1,4 +1,4 @@
-"""Columns of the article stage's outputs (kept light: the warehouse reads them too)."""
+"""Columns of the article stage's outputs, which the warehouse reads too."""
 
 import pyarrow as pa
 

@@ -1,5 +1,6 @@
 """The names a release and the stages that build it share: its manifest, its tasks, splits,
-score levels and reference baselines."""
+query sets, score levels and reference baselines, the methods its rows record, and the count
+of the multiple-choice records' gold letters."""
 
 import string
 
