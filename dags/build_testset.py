@@ -7,9 +7,8 @@ MIRAI relation queries, the balanced subset and the `mirai_compat/` files from
 `warehouse.duckdb`, like `gdelt-forecast testset --month`, into
 `<data_root>/testset/<month>/`.
 
-Params (validated): `month` (`YYYY-MM`; default: the month before the run), `horizons`
-(days, each at least 1), `subset_size`, `seed`; and `config`, `data_root`, `set` as on the
-command line. A query whose history could reach past its cutoff fails the run.
+Params: `gdelt-forecast testset`'s options (`month` defaults to the month before the run).
+A query whose history could reach past its cutoff fails the run.
 
 Runs for different months run side by side (up to 4); a lock per month under
 `<data_root>/locks/` makes two runs of one month take turns. An error no retry can mend (a
@@ -19,40 +18,24 @@ the data root; other errors are retried once.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from airflow.sdk import dag, task
 
-from airflow.sdk import Param, dag, task
-
-from gdelt_forecast.dag_shared import MONTH, RUN
+from gdelt_forecast.dag_shared import BY_HAND, documented
 
 
 @dag(
     dag_id="build_testset",
-    schedule=None,  # monthly_refresh builds each month once; this re-runs one stage
-    start_date=datetime(2015, 3, 1, tzinfo=UTC),
-    catchup=False,
-    max_active_runs=4,
-    params={
-        **MONTH,
-        "horizons": Param(
-            None, type=["null", "array"], items={"type": "integer", "minimum": 1}, minItems=1
-        ),
-        "subset_size": Param(None, type=["null", "integer"], minimum=1),
-        "seed": Param(None, type=["null", "integer"]),
-        **RUN,
-    },
-    default_args={"retries": 1, "retry_delay": timedelta(minutes=5)},
-    doc_md=__doc__,
+    **BY_HAND,
+    **documented(__doc__, "testset"),
     tags=["mirai", "testset"],
 )
 def build_testset():
     @task
     def build() -> dict:
         # Imported here: the DAG processor parses this file often, and must stay light.
-        from gdelt_forecast.airflow_tasks import param_overrides, run_month, run_stage
+        from gdelt_forecast.airflow_tasks import run_month, run_stage
 
-        overrides = param_overrides("testset", ("horizons", "subset_size", "seed"))
-        return run_stage("testset", run_month(), overrides=overrides)
+        return run_stage("testset", run_month())
 
     build()
 

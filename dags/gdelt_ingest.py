@@ -19,8 +19,7 @@ A bad config, a relative data root or another error no retry can mend fails the 
 once (no retries); network errors are retried.
 
 Backfill a range with `airflow backfill create --dag-id gdelt_ingest --from-date ...
---to-date ...`. Params: `config` (YAML path), `data_root`, `set` (`section.key=value`
-overrides), as on the command line.
+--to-date ...`. Params: the run's config, as on the command line.
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 
 from airflow.sdk import Asset, CronDataIntervalTimetable, dag, task
 
-from gdelt_forecast.dag_shared import RUN
+from gdelt_forecast.dag_shared import documented
 
 BRONZE_DAY = Asset("gdelt_bronze_day")
 RETRY = {
@@ -45,8 +44,7 @@ RETRY = {
     start_date=datetime(2015, 2, 18, 23, 0, tzinfo=UTC),
     catchup=False,
     max_active_runs=4,
-    params=RUN,
-    doc_md=__doc__,
+    **documented(__doc__),
     tags=["gdelt", "ingest"],
 )
 def gdelt_ingest():

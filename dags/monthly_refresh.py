@@ -15,18 +15,17 @@ say so) and refuses stale ones.
 true (then it leaves such days out); a month without any never reaches a release. Errors no
 retry can mend (a relative data root, no queries, an existing version) fail at once, naming
 the data root; network and I/O errors are retried. Months run side by side; locks in
-`<data_root>/locks/` make two runs of one day or month take turns. Params (validated):
-`month` (default: the month before the run), `version` (default: the next free `YYYY.MM.n`),
-`history_start` (default: `release.history_start`, else January 1st of the month's year; the
-timelines read no document before it),
-`partial`, and `config`, `data_root`, `set` as on the command line.
+`<data_root>/locks/` make two runs of one day or month take turns. Params: `gdelt-forecast
+release`'s options (`month` defaults to the month before the run; the timelines read no
+document before `history_start`), and `partial`.
 """
 
 from datetime import UTC, datetime
 
-from airflow.sdk import CronTriggerTimetable, Param, dag, task
+from airflow.sdk import CronTriggerTimetable, dag, task
 
-from gdelt_forecast.dag_shared import HISTORY, MONTH, RUN, day_tasks, pools
+from gdelt_forecast.dag_shared import day_tasks, documented, pools
+from gdelt_forecast.parameters import PARTIAL
 
 
 @dag(
@@ -35,17 +34,10 @@ from gdelt_forecast.dag_shared import HISTORY, MONTH, RUN, day_tasks, pools
     start_date=datetime(2015, 3, 1, tzinfo=UTC),
     catchup=False,
     max_active_runs=4,
-    params={
-        **MONTH,
-        "version": Param(None, type=["null", "string"], pattern=r"^[0-9A-Za-z][0-9A-Za-z._-]*$"),
-        **HISTORY,
-        "partial": Param(False, type="boolean", description="leave out days without bronze"),
-        **RUN,
-    },
     # retry_delay: Airflow's [core] default_task_retry_delay (120 s in `make airflow` and
     # docker/compose.yaml; a bench that kills workers sets it shorter)
     default_args={"retries": 2},
-    doc_md=__doc__,
+    **documented(__doc__, "release", extra=(PARTIAL,)),
     tags=["gdelt", "warehouse", "mirai", "release"],
 )
 def monthly_refresh():
@@ -70,9 +62,10 @@ def monthly_refresh():
 
     @task(pool="llm_server")
     def timelines(_: dict) -> dict:
-        from gdelt_forecast.airflow_tasks import history_start, run_month, run_stage
+        from gdelt_forecast.airflow_tasks import param, run_month, run_stage
 
-        return run_stage("timelines", run_month(), history_start=history_start())
+        start = param("release", "history_start")
+        return run_stage("timelines", run_month(), history_start=start)
 
     @task(pool="llm_server")
     def tasks(_: dict) -> dict:
@@ -88,14 +81,10 @@ def monthly_refresh():
 
     @task
     def release(_testset: dict, _tasks: dict, _reasoning: dict) -> dict:
-        from gdelt_forecast.airflow_tasks import (
-            history_start,
-            release_version,
-            run_month,
-            run_stage,
-        )
+        from gdelt_forecast.airflow_tasks import param, run_month, run_stage
 
-        return run_stage("release", run_month(), release_version(), history_start())
+        version, start = param("release", "version"), param("release", "history_start")
+        return run_stage("release", run_month(), version, start)
 
     first = days()
     pools() >> first

@@ -20,7 +20,7 @@ import json
 import logging
 import resource
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -30,6 +30,7 @@ from gdelt_forecast.data_root import BRONZE, LEDGER, bronze
 from gdelt_forecast.dates import days, month_range
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.objectstore import listed, staged
+from gdelt_forecast.parameters import PARAMETERS, overrides
 from gdelt_forecast.runner import run
 
 log = logging.getLogger(__name__)
@@ -90,18 +91,30 @@ def require_pools() -> None:
         )
 
 
-def run_config(overrides: Sequence[str] = ()) -> Config:
-    """The config the run's ``config``, ``data_root`` and ``set`` params (plus ``overrides``)
-    ask for; a relative data root is refused."""
+def run_config(stage: str | None = None) -> Config:
+    """The config the run's ``config``, ``data_root`` and ``set`` params ask for, with the
+    config keys that ``stage``'s parameters among the params set; a relative data root is
+    refused."""
     params = _context()["params"]
+    sets = overrides(PARAMETERS.get(stage, ()), params)
     with fail_fast():
-        return from_dag_params({**params, "set": [*(params.get("set") or []), *overrides]})
+        return from_dag_params({**params, "set": [*(params.get("set") or []), *sets]})
 
 
-def run_stage(name: str, *args: Any, overrides: Sequence[str] = (), **kwargs: Any) -> dict:
+def param(stage: str, name: str) -> Any:
+    """The run's param ``name`` as ``stage`` declares and takes it (a day as a date)."""
+    declared = next(p for p in PARAMETERS[stage] if p.name == name)
+    with fail_fast():
+        try:
+            return declared.check(_context()["params"].get(name, declared.default))
+        except ValueError as exc:
+            raise ParamError(f"{name}: {exc}") from None
+
+
+def run_stage(name: str, *args: Any, **kwargs: Any) -> dict:
     """Stage ``name`` with ``(cfg, *args, **kwargs)`` for the run's config, its record naming
     the Airflow run: prints its summary line and returns its dict (the task's XCom)."""
-    cfg = run_config(overrides)
+    cfg = run_config(name)
     with fail_fast(cfg), _usage():
         summary = run(name, cfg, *args, run_id=_context()["run_id"], **kwargs)
     print(summary.line())
@@ -112,7 +125,7 @@ def run_day(name: str, day: str) -> str:
     """Day stage ``name`` on ``day``; returns ``day`` for the next mapped task."""
     cfg = run_config()
     with fail_fast(cfg), _usage():
-        first = _day(day)
+        first = date.fromisoformat(day)  # a day of the run's own list
         summary = run(name, cfg, first, first, run_id=_context()["run_id"])
     print(summary.line())
     return day
@@ -132,23 +145,16 @@ def _usage() -> Iterator[None]:
     })  # fmt: skip
 
 
-def _day(value: str) -> date:
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise ParamError(f"day {value!r} is not YYYY-MM-DD") from None
-
-
 def requested_days(asset: Any) -> list[str]:
     """The days a build_days run covers: the ``start_date``..``end_date`` params, else
     the ``day`` of each triggering event of ``asset``."""
     ctx = _context()
-    params = ctx["params"]
-    if not params["start_date"]:
+    first = param("normalize", "start_date")
+    if not first:
         events = ctx["triggering_asset_events"].get(asset, [])
         return sorted({event.extra["day"] for event in events})
+    last = param("normalize", "end_date") or first
     with fail_fast():
-        first, last = _day(params["start_date"]), _day(params["end_date"] or params["start_date"])
         if last < first:
             raise ParamError(f"end_date {last} is before start_date {first}")
     return [day.isoformat() for day in days(first, last)]
@@ -188,26 +194,6 @@ def month_days() -> list[str]:
     if missing:
         log.warning("%s: leaving out %d days without bronze: %s", month, len(missing), missing)
     return present
-
-
-def param_overrides(section: str, keys: tuple[str, ...]) -> list[str]:
-    """``section.key=value`` for each of ``keys`` whose param is set (values as JSON, which
-    the config reads as YAML)."""
-    params = _context()["params"]
-    return [f"{section}.{k}={json.dumps(params[k])}" for k in keys if params[k] is not None]
-
-
-def release_version() -> str | None:
-    """The ``version`` param (None: the next free ``YYYY.MM.n``)."""
-    return _context()["params"]["version"]
-
-
-def history_start() -> date | None:
-    """The ``history_start`` param (None: the config's choice), for the timelines and the
-    release of the run's month, which must agree."""
-    start = _context()["params"]["history_start"]
-    with fail_fast():
-        return _day(start) if start else None
 
 
 # --- gdelt_ingest ------------------------------------------------------------------------------

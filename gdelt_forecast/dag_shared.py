@@ -1,27 +1,43 @@
-"""What the DAGs in ``dags/`` share, defined once: the params (the run's ``config``,
-``data_root`` and ``set`` overrides, as on the command line, the ``month`` of the monthly
-ones, the release's ``history_start``), the check that the pools exist (:func:`pools`) and
-the per-day tasks (:func:`day_tasks`).
+"""What the DAGs in ``dags/`` share, defined once: their params and the doc listing them,
+made from the stages' declared parameters (:func:`documented`), the schedule of a DAG run by
+hand (:data:`BY_HAND`), the check that the pools exist (:func:`pools`) and the per-day tasks
+(:func:`day_tasks`).
 
 The DAG files import this module while Airflow parses them, so it imports nothing but
-Airflow's SDK (the package's ``__init__`` is a docstring and a version): parsing stays
+Airflow's SDK and the parameters' declarations (the standard library's): parsing stays
 light, and the stages are imported inside the tasks only."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from airflow.sdk import Param, task, task_group
 
-RUN = {
-    "config": Param(None, type=["null", "string"], description="YAML config file"),
-    "data_root": Param(None, type=["null", "string"], description="data root override"),
-    "set": Param([], type="array", description="section.key=value overrides"),
+from gdelt_forecast.parameters import PARAMETERS, RUN, Parameter
+
+# A DAG that builds one month's stages again by hand (monthly_refresh builds each month once):
+# no schedule, runs of up to four months side by side, one retry.
+BY_HAND = {
+    "schedule": None,
+    "start_date": datetime(2015, 3, 1, tzinfo=UTC),
+    "catchup": False,
+    "max_active_runs": 4,
+    "default_args": {"retries": 1, "retry_delay": timedelta(minutes=5)},
 }
-MONTH = {
-    "month": Param(None, type=["null", "string"], pattern=r"^\d{4}-(0[1-9]|1[0-2])$"),
-}
-HISTORY = {  # the release's history start; the month's timelines read no document before it
-    "history_start": Param(None, type=["null", "string"], format="date"),
-}
+
+
+def documented(doc: str, *stages: str, extra: tuple[Parameter, ...] = ()) -> dict:
+    """The ``params`` and ``doc_md`` of a DAG that runs ``stages``: their declared parameters
+    (each name once), ``extra`` of the DAG's own, then the run's ``config``, ``data_root`` and
+    ``set``, each with its declaration's JSON schema, default and help; and ``doc`` followed by
+    the list of them."""
+    declared = [p for stage in stages for p in PARAMETERS[stage]]
+    found: dict[str, Param] = {}
+    for p in (*declared, *extra, *RUN):
+        found.setdefault(p.name, Param(p.default, description=p.described, **p.json_schema))
+    listed = "\n".join(f"- `{name}`: {param.description}" for name, param in found.items())
+    doc += f"\n\n**Params** (validated when the run is triggered):\n\n{listed}\n"
+    return {"params": found, "doc_md": doc}
 
 
 @task

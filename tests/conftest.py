@@ -6,7 +6,6 @@ import logging
 import os
 import shutil
 import subprocess
-import sys
 import threading
 import uuid
 from collections import Counter, defaultdict
@@ -16,14 +15,12 @@ from pathlib import Path
 
 import pytest
 
+# A TCP port free on 127.0.0.1 now, for a server a test starts: the benches' helper.
+from bench.harness.servers import free_port  # noqa: F401
 from gdelt_forecast.config import Config, load_config
 from gdelt_forecast.gdelt import bronze, mirror
 from gdelt_forecast.gdelt.masterfile import SlotFile
 from gdelt_forecast.gdelt.parse import parse_bytes
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-# A TCP port free on 127.0.0.1 now, for a server a test starts: the benches' helper.
-from local_servers import free_port  # noqa: E402,F401 (bench/ is a folder of scripts)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gdelt"
 SLOT = "20250807220000"

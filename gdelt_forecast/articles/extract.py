@@ -1,7 +1,7 @@
 """Title, main text and publish date of one HTML page, with trafilatura, under a time limit.
 
 Extraction options (tuned on the 181 pages of the article-extraction benchmark with its own
-metric, ``bench/bench_extraction.py``; figures in docs/benchmarks.md):
+metric, ``bench/stages/extraction.py``; figures in docs/benchmarks.md):
 
 - first pass: ``favor_precision=True`` with trafilatura's fallback extractors on
   (``fast=False``: its readability and jusText comparisons), tables kept, comments dropped;

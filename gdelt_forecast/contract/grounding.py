@@ -28,7 +28,7 @@ date check); one that does not is set to null, the event kept. The generated par
 tasks are held to the same checks by the tasks' rule 7 (:mod:`gdelt_forecast.contract.leakage`).
 
 THRESHOLD was chosen from measurement: docs/benchmarks.md, "Rule 6's threshold"
-(``bench/bench_grounding.py``).
+(``bench/llm/grounding.py``).
 """
 
 from __future__ import annotations

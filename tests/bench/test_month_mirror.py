@@ -1,21 +1,18 @@
-"""bench/month_mirror.py: a simulated GDELT month at real volume, drawn from the real slot,
+"""bench/month/mirror.py: a simulated GDELT month at real volume, drawn from the real slot,
 that ingest takes as GDELT's own: every served line a bronze row or a reject, the missing
 file a 404, the corrupt one quarantined."""
 
 from __future__ import annotations
 
-import sys
 import zipfile
 from datetime import date, datetime
 from pathlib import Path
 
 import pyarrow.dataset as ds
 
+from bench.month import mirror as month_mirror
 from gdelt_forecast.config import load_config
 from gdelt_forecast.gdelt.ingest import ingest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import month_mirror  # noqa: E402 (bench/ is a folder of scripts, not a package)
 
 
 def lines(path: Path) -> int:

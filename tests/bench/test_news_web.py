@@ -1,21 +1,17 @@
-"""bench/news_web.py: the simulated news hosts of a month, fetched by the real fetcher through
+"""bench/month/news_web.py: the simulated news hosts of a month, fetched by the real fetcher through
 `articles.resolve`: pages of real paragraphs, one text per URL, and each host's behaviour
 (robots.txt, 429 with Retry-After, dead, redirects, not HTML) met as the fetcher meets the web."""
 
 from __future__ import annotations
 
-import sys
 from datetime import date
-from pathlib import Path
 
+from bench.month import mirror as month_mirror
+from bench.month import news_web
 from gdelt_forecast.articles.fetch import fetch_urls
 from gdelt_forecast.articles.ledger import read_ledger
 from gdelt_forecast.articles.warc import iter_pages
 from gdelt_forecast.config import load_config
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import month_mirror  # noqa: E402 (bench/ is a folder of scripts, not a package)
-import news_web  # noqa: E402
 
 SHARES = {"robots": 0.3, "limited": 0.3, "slow": 0.0, "dead": 0.1, "redirect": 0.1, "binary": 0.1}
 

@@ -1,5 +1,6 @@
 """An Airflow home with a migrated SQLite database, shared by the DAG tests."""
 
+import json
 import os
 import subprocess
 import sys
@@ -10,6 +11,15 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 AIRFLOW = str(Path(sys.executable).with_name("airflow"))
+# All that a DAG file loads of the package while Airflow parses it: the shared params and
+# tasks, and the declarations their params are made from (the standard library's only).
+LIGHT = [
+    "gdelt_forecast",
+    "gdelt_forecast.contract",
+    "gdelt_forecast.contract.names",
+    "gdelt_forecast.dag_shared",
+    "gdelt_forecast.parameters",
+]
 
 
 @pytest.fixture(scope="session")
@@ -46,6 +56,32 @@ def python(code: str, env: dict, timeout: int = 240) -> subprocess.CompletedProc
         text=True,
         timeout=timeout,
     )
+
+
+def parsed(dag_id: str, fields: str, env: dict) -> dict:
+    """``fields`` (a dict display's items, over ``dag``, the DAG ``dag_id``, and ``dags``, every
+    DAG by id) as Airflow's DAG processor parses ``dags/``, once the parse is checked: no
+    import errors, and nothing of the package loaded but :data:`LIGHT`."""
+    result = python(
+        f"""
+        import json, sys
+        from airflow.dag_processing.dagbag import DagBag
+        bag = DagBag()
+        dags = bag.dags
+        dag = dags[{dag_id!r}]
+        print(json.dumps({{
+            "errors": {{k: str(v) for k, v in bag.import_errors.items()}},
+            "loaded": sorted(m for m in sys.modules if m.startswith("gdelt_forecast")),
+            {fields}
+        }}))
+        """,
+        env,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    info = json.loads(result.stdout.strip().splitlines()[-1])
+    assert info.pop("errors") == {}
+    assert info.pop("loaded") == LIGHT
+    return info
 
 
 def run_monthly_dag(dag_id: str, conf: dict, env: dict) -> subprocess.CompletedProcess:

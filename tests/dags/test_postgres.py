@@ -2,22 +2,19 @@
 (docker/compose.yaml): the test starts Debian's PostgreSQL on 127.0.0.1, runs `airflow db
 migrate` against it and `airflow dags test build_testset` on the demo month, then stops it.
 
-The server is bench/local_servers.py's, as the month bench starts it. Skipped, saying why,
+The server is bench/harness/servers.py's, as the month bench starts it. Skipped, saying why,
 only where the server binaries are missing.
 """
 
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
+from bench.harness import servers as local_servers
 from tests.dags.conftest import AIRFLOW, REPO, airflow_init
 from tests.release.conftest import demo_month
-
-sys.path.insert(0, str(REPO / "bench"))
-import local_servers  # noqa: E402 (bench/ is a folder of scripts, not a package)
 
 pytestmark = pytest.mark.skipif(
     local_servers.postgres_bin() is None,

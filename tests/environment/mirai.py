@@ -1,5 +1,5 @@
 """MIRAI's own ``APIs/api_implementation.py`` imported over a release, for the comparison test
-and bench/bench_environment.py. MIRAI's code is not ours to ship: it comes from a checkout of
+and bench/agents/environment.py. MIRAI's code is not ours to ship: it comes from a checkout of
 yecchen/MIRAI. Its module reads ``./../data/MIRAI`` and ``./../data/info`` from the working
 directory, so it is imported from a folder laid out that way. Two shims, around its code and
 not in it: its ``openai.Embedding.create`` (the pre-1.0 client) answers with the release's

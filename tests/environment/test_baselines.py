@@ -271,6 +271,7 @@ def test_the_leaderboard_lists_the_releases_baselines_among_the_runs(release, tm
 
 def test_the_cli_offers_every_method():
     from gdelt_forecast.baselines import ALL_METHODS
-    from gdelt_forecast.cli import BASELINE_METHODS
+    from gdelt_forecast.parameters import PARAMETERS
 
-    assert list(ALL_METHODS) == BASELINE_METHODS
+    method = next(p for p in PARAMETERS["baseline"] if p.name == "method")
+    assert method.schema["enum"] == list(ALL_METHODS)

@@ -12,18 +12,15 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import s3fs
 
+from bench.harness import servers as local_servers
 from gdelt_forecast.config import load_config
 from gdelt_forecast.gdelt import ledger
 from gdelt_forecast.leases import bucket_lock
 from gdelt_forecast.locks import month_lock
 from gdelt_forecast.objectstore import bucket, staged
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import local_servers  # noqa: E402 (bench/ is a folder of scripts, not a package)
 
 
 def _cfg(root: str, machine, ttl: float = 600.0):

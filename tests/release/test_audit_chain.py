@@ -1,19 +1,15 @@
-"""bench/month_audit.py's ``chain`` check on the demo month's release: silver events to quads
+"""bench/month/audit.py's ``chain`` check on the demo month's release: silver events to quads
 to test queries add up, and each planted break is named."""
 
 from __future__ import annotations
 
 import json
 import shutil
-import sys
-from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from bench.month import audit as month_audit
 from tests.release.conftest import MONTH
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import month_audit  # noqa: E402 (bench/ is a folder of scripts, not a package)
 
 
 def test_the_chain_adds_up_and_a_break_is_named(demo_cfg, release, tmp_path):

@@ -18,9 +18,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-# bench/ is on the path (tests/conftest.py): its servers and how it starts Chromium.
-from local_servers import CHROMIUM_FLAGS, chromium_path, static_files
-
+# The benches' servers and how they start Chromium.
+from bench.harness.servers import CHROMIUM_FLAGS, chromium_path, static_files
 from tests.site.conftest import MARK, PAGE_SIZE, SCRIPT
 
 REPO = Path(__file__).resolve().parents[2]

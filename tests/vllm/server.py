@@ -1,5 +1,5 @@
 """A tiny random-weight Llama for the real vLLM server (gdelt_forecast.llm.vllm_server) of
-the tests here (conftest.py) and of bench/bench_llm.py.
+the tests here (conftest.py) and of bench/llm/serve.py.
 
 The model is made here (nothing can be downloaded from a hub): its answers are noise, but the
 server, its tokenizer, chat template, structured output and metrics are vLLM's own. Only

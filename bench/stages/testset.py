@@ -33,14 +33,13 @@ Target: wall < 10 s for each run ("seconds, not minutes"). The exit status is 1 
 fails, or when the candidates and queries differ from the strict quads and pairs the
 generator wrote.
 
-Run: ``python bench/bench_testset.py [--days 30] [--workdir bench-data] [--repeat 3]``.
+Run: ``python -m bench.stages.testset [--days 30] [--workdir bench-data] [--repeat 3]``.
 The warehouse (250 MB) takes about 5 s to generate the first time; each run writes about
 a few MB under <workdir>/testset/testset/2025-08 and takes a few seconds.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import math
@@ -52,9 +51,8 @@ import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from harness import in_fresh_process, print_with_peak_rss, verdict
+from bench.harness import bench_parser, in_fresh_process, print_with_peak_rss, verdict
 
-REPO = Path(__file__).resolve().parents[1]
 MONTH, START = "2025-08", date(2025, 8, 1)
 QUADS_PER_DAY, SEED = 2_000, 20250801
 MIN_MENTIONS, MIN_DOCUMENTS = 100, 5  # configs/default.yaml testset, checked by the worker
@@ -307,11 +305,8 @@ def report(results: dict[str, dict], figures: dict) -> bool:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser(__doc__, RUNS, "runs per case; the median counts")
     parser.add_argument("--days", type=int, default=30, help="days from 2025-08-01 (max 31)")
-    parser.add_argument("--workdir", type=Path, default=REPO / "bench-data", help="bench folder")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per case; the median counts")
-    parser.add_argument("--worker", choices=RUNS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print_with_peak_rss(work(args.workdir, args.worker))
@@ -335,7 +330,7 @@ def main() -> int:
         runs = []
         for i in range(args.repeat):
             print(f"measuring {run}, run {i + 1}/{args.repeat}", file=sys.stderr)
-            runs.append(in_fresh_process(__file__, run, args.workdir, args.days))
+            runs.append(in_fresh_process(__spec__.name, run, args.workdir, args.days))
         median = statistics.median_low([r["seconds"] for r in runs])
         results[run] = next(r for r in runs if r["seconds"] == median)
     return 0 if report(results, figures) else 1

@@ -1,5 +1,5 @@
-"""The news web of bench/bench_month.py (issue 25): one HTTP server on 127.0.0.1 that answers
-for every simulated news host of bench/month_mirror.py (``articles.resolve`` sends them all
+"""The news web of bench/month/run.py (issue 25): one HTTP server on 127.0.0.1 that answers
+for every simulated news host of bench/month/mirror.py (``articles.resolve`` sends them all
 to it, ``articles.allow_hosts`` lets the fetcher in), as the web answers a month's sources.
 
 Each page's text is real: paragraphs of the real article bodies in tests/fixtures/articles
@@ -38,10 +38,10 @@ import threading
 import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from urllib.parse import urlsplit
 
-REPO = Path(__file__).resolve().parents[1]
+from bench.harness import REPO
+
 GROUND_TRUTH = REPO / "tests/fixtures/articles/ground-truth.json"
 KINDS = ("robots", "limited", "slow", "dead", "redirect", "binary")
 

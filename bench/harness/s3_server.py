@@ -12,7 +12,7 @@ Each request is counted by the ``app/<id>`` part of its User-Agent (the stage, w
 ``objects``/``bytes`` sent to the bucket (PUT, POST) and read from it (GET), written as
 JSON to ``--counts`` on SIGUSR1 and at the end (and read back by a restart).
 
-Run: ``python bench/s3_server.py --port P --state FILE --counts FILE``.
+Run: ``python -m bench.harness.s3_server --port P --state FILE --counts FILE``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A GDELT month at its real volume, for bench/bench_month.py (issue 25): a mirror of
+"""A GDELT month at its real volume, for bench/month/run.py (issue 25): a mirror of
 ``days`` x ``per_day`` slots whose rows are drawn from the real slot in tests/fixtures/gdelt.
 
 GDELT 2.0 averages about 1,350 export rows and 3,360 mentions per 15-minute slot (4 million
@@ -9,7 +9,7 @@ countries, CAMEO codes and sources keep the real distributions, and moves them i
 - export: a new GLOBALEVENTID (unique across the month), SQLDATE and DATEADDED of the slot
   (so MIRAI's same-day rule keeps them as real rows of that day would be kept), and a
   SOURCEURL of its own on one of ``hosts`` simulated news hosts (``news-<n>.sim.test``, on
-  ``port``), so that the news web of the bench (bench/news_web.py) serves a page per URL
+  ``port``), so that the news web of the bench (bench/month/news_web.py) serves a page per URL
   and every host sees its share; one URL in eight sits under ``/private/``, which some
   hosts' robots.txt disallow. With ``pages``, a day has at most that many URLs and its events
   share them (GDELT codes several events from one article), for a bench that fetches less;
@@ -30,9 +30,9 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from bench.harness import REPO
 from gdelt_forecast.gdelt.mirror import add_file, write_masterfile
 
-REPO = Path(__file__).resolve().parents[1]
 REAL = {t: REPO / f"tests/fixtures/gdelt/20250807220000.{t}.CSV" for t in ("export", "mentions")}
 PER_SLOT = {"export": 1_350, "mentions": 3_360}
 EXPORT_ID, SQLDATE, MONTHYEAR, YEAR, FRACTION, DATEADDED, SOURCEURL = 0, 1, 2, 3, 4, 59, 60

@@ -10,7 +10,7 @@ is from 2025-08-07 (so 895 of 909 rows keep SQLDATE == publish day, as in the re
 and "#k" appended to SOURCEURL and MentionIdentifier (real URLs repeat within a slot only;
 without it the earliest-URL rule would drop every replicated row). 30 days are 2.6 million
 export and 9.7 million mentions rows in 5,760 files. The bronze has its own data root, not
-<workdir>/data, because bench_ingest writes other rows under the same file names there; it
+<workdir>/data, because the ingest bench writes other rows under the same file names there; it
 is reused while its marker (written last) covers the days asked for.
 
 Each run is ``gdelt_forecast.events.normalize.normalize`` over all the days with the default
@@ -25,14 +25,13 @@ default run keeps nothing; the sum_num_mentions run keeps 15% and so also measur
 Targets, for each run over all the days: wall < 120 s and peak RSS < 4 GiB. The exit
 status is 1 when a target fails, or when records in differ from the export rows written.
 
-Run: ``python bench/bench_normalize.py [--days 30] [--workdir bench-data]``. 30 days take
+Run: ``python -m bench.stages.normalize [--days 30] [--workdir bench-data]``. 30 days take
 about 0.5 GB of disk and 15 s to generate the first time; a full run then takes under a
 minute.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -42,9 +41,8 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from harness import in_fresh_process, print_with_peak_rss, verdict
+from bench.harness import REPO, bench_parser, in_fresh_process, print_with_peak_rss, verdict
 
-REPO = Path(__file__).resolve().parents[1]
 REAL = {t: REPO / f"tests/fixtures/gdelt/20250807220000.{t}.CSV" for t in ("export", "mentions")}
 REAL_DAY = date(2025, 8, 7)
 START = datetime(2025, 8, 1)
@@ -179,10 +177,8 @@ def report(results: dict[tuple[str, int], dict], days: int, export_rows: int) ->
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser(__doc__, RUNS)
     parser.add_argument("--days", type=int, default=30, help="days from 2025-08-01 (default 30)")
-    parser.add_argument("--workdir", type=Path, default=REPO / "bench-data", help="bench folder")
-    parser.add_argument("--worker", choices=RUNS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         result = work(args.workdir, args.days, args.worker)
@@ -198,7 +194,7 @@ def main() -> int:
     results = {}
     for run, d in plan:
         print(f"measuring {run}, {d} day(s)", file=sys.stderr)
-        results[run, d] = in_fresh_process(__file__, run, args.workdir, d)
+        results[run, d] = in_fresh_process(__spec__.name, run, args.workdir, d)
     return 0 if report(results, args.days, rows["export"]) else 1
 
 

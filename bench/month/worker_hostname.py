@@ -1,6 +1,6 @@
 """The name Airflow records as the ``hostname`` of the tasks a bench's Celery worker ran
-(``[core] hostname_callable = worker_hostname.hostname``): the workers of
-bench/airflow_cluster.py share one machine, and this tells them apart."""
+(``[core] hostname_callable = bench.month.worker_hostname.hostname``): the workers of
+bench/month/cluster.py share one machine, and this tells them apart."""
 
 import os
 

@@ -36,7 +36,7 @@ Target: the stage reaches at least 80% of vLLM's output tokens/s at every concur
 exit status is 1 when it does not, or when a request of either run failed in transport.
 
 Run: ``make bench-llm`` (builds ``.venv-vllm`` as ``make test-vllm`` does), or
-``.venv-vllm/bin/python bench/bench_llm.py [--concurrency 1 8 32] [--repeat 3]``. It makes the
+``.venv-vllm/bin/python -m bench.llm.serve [--concurrency 1 8 32] [--repeat 3]``. It makes the
 tiny Llama (~10 s) and starts vLLM on 127.0.0.1 (~90 s with compilation); with ``--smollm2
 DIR`` it serves the real instruct model of ``make llm-model`` instead, as ``make demo-llm``
 does (greedy decoding then cannot loop on whitespace: the server is started with it
@@ -62,18 +62,14 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from harness import verdict  # noqa: E402
-
-from gdelt_forecast.config import load_config  # noqa: E402
-from gdelt_forecast.llm import run, smollm2  # noqa: E402
-from gdelt_forecast.llm.client import response_format  # noqa: E402
-from gdelt_forecast.llm.vllm_server import serving  # noqa: E402
-from gdelt_forecast.timelines.complex_events import ComplexEvent  # noqa: E402
-from gdelt_forecast.timelines.written import extract_request  # noqa: E402
-from tests.vllm.server import CORPUS, MAX_MODEL_LEN, MODEL_NAME, make_tiny_llama  # noqa: E402
+from bench.harness import REPO, verdict
+from gdelt_forecast.config import load_config
+from gdelt_forecast.llm import run, smollm2
+from gdelt_forecast.llm.client import response_format
+from gdelt_forecast.llm.vllm_server import serving
+from gdelt_forecast.timelines.complex_events import ComplexEvent
+from gdelt_forecast.timelines.written import extract_request
+from tests.vllm.server import CORPUS, MAX_MODEL_LEN, MODEL_NAME, make_tiny_llama
 
 TARGET = 0.80
 TEMPERATURE = 1.0

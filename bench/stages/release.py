@@ -1,11 +1,11 @@
 """Benchmark: build a month's release from a synthetic warehouse (wall time, peak memory).
 
-It reuses bench_testset's synthetic month (``build_warehouse``: 60,000 skewed quads over
+It reuses the test-set bench's synthetic month (``build_warehouse``: 60,000 skewed quads over
 30 days from 2025-08-01 with their ``news`` and ``quad_docs``, cached under
 <workdir>/testset) and writes its own data root, <workdir>/release, with what a release
 reads beyond that:
 
-- ``warehouse.duckdb``: bench_testset's tables copied, plus ``events``, the kept GDELT
+- ``warehouse.duckdb``: the test-set bench's tables copied, plus ``events``, the kept GDELT
   records with every silver column (the 61 export columns with the codebook names and
   types, ``_slot``, ``_source_file``, ``date``, ``head``, ``relation``, ``tail``,
   ``quad_id``, ``daily_mentions``). Each row is the first international record of
@@ -24,7 +24,7 @@ reads beyond that:
   15-minute slot from the URL look-back window's first day (31 days before 2025-08-01)
   to the last day, export and mentions: made-up sizes and md5s, 0.2% "missing".
 
-The warehouse is reused while its marker (written last) matches bench_testset's and this
+The warehouse is reused while its marker (written last) matches the test-set bench's and this
 generator's parameters.
 
 Beside the warehouse, the record ``database`` writes (``warehouse.json``: the fingerprint of
@@ -52,15 +52,14 @@ rows in the history window (the test set's queries from the strict pairs the gen
 wrote), ``verify`` reports a problem, or the runs' Parquet files differ (sha256 of each;
 they hold no version name, unlike README.md, croissant.json and manifest.json).
 
-Run: ``python bench/bench_release.py [--days 30] [--workdir bench-data] [--repeat 3]``.
-Generating the warehouse takes about 10 s the first time (plus bench_testset's 5 s if it
+Run: ``python -m bench.stages.release [--days 30] [--workdir bench-data] [--repeat 3]``.
+Generating the warehouse takes about 10 s the first time (plus the test-set bench's 5 s if it
 has none); each run writes about 0.4 GB under <workdir>/release/releases, and all but the
 last run's release are deleted at the end.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import resource
@@ -71,13 +70,11 @@ import time
 from datetime import date, timedelta
 from pathlib import Path
 
-import bench_testset
-from bench_testset import BIG_COUNTRIES, MONTH, START
-from harness import in_fresh_process, print_with_peak_rss, verdict
-
+from bench.harness import REPO, bench_parser, in_fresh_process, print_with_peak_rss, verdict
+from bench.stages import testset as bench_testset
+from bench.stages.testset import BIG_COUNTRIES, MONTH, START
 from gdelt_forecast.files import sha256
 
-REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / "tests/fixtures/gdelt/20250807220000.export.CSV"
 FIRST_ID = 1_250_000_000  # GLOBALEVENTIDs of August 2025 are around 1.256 billion
 EXTRA_URL, EXTRA_RECORD = 0.25, 0.15  # shares of quads with a never-kept URL, a 2nd record
@@ -616,11 +613,8 @@ def report(runs: list[dict], checked: dict, figures: dict, verified: dict) -> bo
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser(__doc__, ("release", "verify"), "release runs; the median counts")
     parser.add_argument("--days", type=int, default=30, help="days from 2025-08-01 (max 31)")
-    parser.add_argument("--workdir", type=Path, default=REPO / "bench-data", help="bench folder")
-    parser.add_argument("--repeat", type=int, default=3, help="release runs; the median counts")
-    parser.add_argument("--worker", choices=("release", "verify"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker == "release":
         print_with_peak_rss(work_release(args.workdir))
@@ -649,10 +643,10 @@ def main() -> int:
     runs, checked = [], {"runs": []}
     for i in range(args.repeat):
         print(f"release run {i + 1}/{args.repeat}", file=sys.stderr)
-        runs.append(in_fresh_process(__file__, "release", args.workdir, args.days))
+        runs.append(in_fresh_process(__spec__.name, "release", args.workdir, args.days))
         checked["runs"].append(inspect(Path(runs[-1]["summary"]["path"])))
     print("verify", file=sys.stderr)
-    verified = in_fresh_process(__file__, "verify", args.workdir, args.days)
+    verified = in_fresh_process(__spec__.name, "verify", args.workdir, args.days)
     checked["sizes"] = checked["runs"][-1]["sizes"]
     for r in runs[:-1]:  # keep the last release to look at
         shutil.rmtree(r["summary"]["path"])

@@ -12,7 +12,7 @@ environment only:
 - that it runs: the CLI answers ``--help``, the local embedding model embeds a text, and the
   package names the commit it was built from.
 
-Run: ``python bench/bench_install.py VENV``.
+Run: ``python -m bench.install VENV``.
 """
 
 from __future__ import annotations

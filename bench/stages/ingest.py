@@ -20,13 +20,12 @@ Targets: ingest throughput >= 2x pandas, ingest time <= 2.5x the floor, and inge
 RSS for the most days within 1.25x of that for the fewest (it must not grow with the
 range). The exit status is 1 when a target fails.
 
-Run: ``make bench``, or ``python bench/bench_ingest.py [--days 1,7] [--workdir bench-data]
+Run: ``make bench``, or ``python -m bench.stages.ingest [--days 1,7] [--workdir bench-data]
 [--repeat 3]``. 7 days take about 0.5 GB of disk (zips, raw cache, outputs).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import sys
@@ -35,9 +34,8 @@ import zipfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from harness import in_fresh_process, print_with_peak_rss, verdict
+from bench.harness import REPO, bench_parser, in_fresh_process, print_with_peak_rss, verdict
 
-REPO = Path(__file__).resolve().parents[1]
 REAL = {t: REPO / f"tests/fixtures/gdelt/20250807220000.{t}.CSV" for t in ("export", "mentions")}
 FIELDS = {"export": 61, "mentions": 16}
 SLOT_FIELD = {"export": 59, "mentions": 2}  # 0-based: DATEADDED, MentionTimeDate
@@ -153,7 +151,7 @@ WORKERS = {"ingest": work_ingest, "pandas": work_pandas, "floor": work_floor}
 def median_run(kind: str, workdir: Path, days: int, repeat: int) -> dict:
     """The run with the median time out of ``repeat`` fresh processes (1-day runs are short)."""
     runs = sorted(
-        (in_fresh_process(__file__, kind, workdir, days) for _ in range(repeat)),
+        (in_fresh_process(__spec__.name, kind, workdir, days) for _ in range(repeat)),
         key=lambda r: r["seconds"],
     )
     return runs[len(runs) // 2]
@@ -164,7 +162,7 @@ def warm_cache(workdir: Path, days: int) -> None:
     if len(list((workdir / "data/raw/gdelt").rglob("*.zip"))) >= len(zips(workdir, days)):
         return
     print(f"warm-up: first ingest of {days} day(s) fills the raw cache", file=sys.stderr)
-    in_fresh_process(__file__, "ingest", workdir, days)
+    in_fresh_process(__spec__.name, "ingest", workdir, days)
 
 
 # --- report ----------------------------------------------------------------------------------
@@ -203,11 +201,8 @@ def report(results: dict[tuple[str, int], dict], days: list[int]) -> bool:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser(__doc__, WORKERS, "runs per figure, median kept")
     parser.add_argument("--days", default="1,7", help="comma-separated day counts (default 1,7)")
-    parser.add_argument("--workdir", type=Path, default=REPO / "bench-data", help="bench folder")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per figure, median kept")
-    parser.add_argument("--worker", choices=WORKERS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     days = sorted({int(d) for d in args.days.split(",")})
     if args.worker:

@@ -1,7 +1,7 @@
 """Benchmark: cost per document of the article stage's steps, on real pages.
 
 Over the 181 pages of the article-extraction benchmark (``--fixtures``, as for
-``bench_extraction.py``), one core, in this process: trafilatura extraction as the pipeline
+``bench/stages/extraction.py``), one core, in this process: trafilatura extraction as the pipeline
 configures it (``extract_now``: the same work as ``extract`` without the worker hand-over),
 then the OBELICS filters of the ``mirai`` and ``obelics`` presets on the extracted text
 (``obelics.clean``: paragraph and document values and checks, langdetect included).
@@ -9,7 +9,7 @@ Figures: documents per second per core for each step and for the whole, and the 
 the filters in it. Target, from the issue: the filters cost no more than extraction itself.
 The exit status is 1 when that fails.
 
-Run: ``python bench/bench_process.py [--fixtures DIR]``.
+Run: ``python -m bench.stages.process [--fixtures DIR]``.
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ import argparse
 import time
 from pathlib import Path
 
-from bench_extraction import DEFAULT_FIXTURES, load_pages
-from harness import verdict
-
+from bench.harness import verdict
+from bench.stages.extraction import DEFAULT_FIXTURES, load_pages
 from gdelt_forecast.articles import obelics
 from gdelt_forecast.articles.extract import extract_now
 from gdelt_forecast.articles.process import as_paragraphs

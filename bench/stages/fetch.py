@@ -14,7 +14,7 @@ ceil(H * k / C) * d for all of them. Ideal time = the larger of the two, and the
 ideal time / measured time (equivalently measured / ideal throughput). One scenario is
 bound by the per-host limit, one by the global limit. Target: >= 80% in each.
 
-Run: ``python bench/bench_fetch.py`` (about 12 s; 2 cores are enough: client and server
+Run: ``python -m bench.stages.fetch`` (about 12 s; 2 cores are enough: client and server
 are separate processes).
 """
 
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from harness import verdict
+from bench.harness import REPO, module, verdict
 
 TARGET = 0.80
 BODY = (
@@ -113,7 +113,8 @@ def measure(scenario: Scenario, workdir: Path) -> dict:
     from gdelt_forecast.config import load_config
 
     server = subprocess.Popen(
-        [sys.executable, __file__, "--serve", str(scenario.hosts), str(scenario.delay_s)],
+        module(__spec__.name, "--serve", str(scenario.hosts), str(scenario.delay_s)),
+        cwd=REPO,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

@@ -1,11 +1,11 @@
 """Benchmark: a simulated month at GDELT's real volume through Airflow on Celery workers, with
 faults injected, then its audit (issues 25 and 35).
 
-1. The month's mirror (bench/month_mirror.py: ``--slots-per-day`` slots a day, 96 at full
+1. The month's mirror (bench/month/mirror.py: ``--slots-per-day`` slots a day, 96 at full
    volume, with missing and corrupt files; ``--pages`` caps a day's source URLs) served from
-   a file:// URL, and the news web (bench/news_web.py: ``--hosts`` simulated hosts on
+   a file:// URL, and the news web (bench/month/news_web.py: ``--hosts`` simulated hosts on
    127.0.0.1, reached through ``articles.resolve``).
-2. The engine (bench/local_servers.py, bench/airflow_cluster.py): PostgreSQL, Redis (the
+2. The engine (bench/harness/servers.py, bench/month/cluster.py): PostgreSQL, Redis (the
    broker, and the fetchers' politeness store), with ``--storage s3`` the S3 server (the
    data root then in its bucket) and Airflow with ``--workers`` Celery workers of
    ``--worker-slots`` tasks each; the pools sized by the run's config (``--set
@@ -20,7 +20,7 @@ faults injected, then its audit (issues 25 and 35).
    ``testset``'s month lock held by the bench while the task starts, so that it waits
    (``lock``). Then the same month is built again without faults from the command line,
    into another data root on the same storage (``--no-reference`` skips it).
-5. The audit (bench/month_audit.py: ingest, funnel, URLs, pages, and the chain from silver
+5. The audit (bench/month/audit.py: ingest, funnel, URLs, pages, and the chain from silver
    events to quads to test queries), ``release verify``, and with faults, whether the release
    is byte-identical to the reference's (every file the manifests list, and the manifests
    less what names the build: its time, data root and runs), and with ``--compare-release
@@ -42,7 +42,7 @@ interval between two requests to one host that the news web saw), ``critical_pat
 below the delay); per stage also its ``throughput`` per second of its tasks' run time (rows,
 events, URLs, pages). The exit status is 1 unless ``audit.ok``.
 
-Run: ``python bench/bench_month.py --days N [--slots-per-day K] [--pages P] [--hosts H]
+Run: ``python -m bench.month.run --days N [--slots-per-day K] [--pages P] [--hosts H]
 [--web-port PORT] [--mirror DIR] [--storage s3|local] [--workers W] [--worker-slots S]
 [--faults F,... | --no-faults] [--no-reference] [--compare-release DIR] [--workdir DIR]
 [--set section.key=value ...] --report FILE.json`` (defaults: 31 days at full volume, S3,
@@ -69,13 +69,13 @@ from contextlib import ExitStack
 from datetime import date, timedelta
 from pathlib import Path
 
-import airflow_cluster
-import local_servers
-import month_audit
-import month_mirror
-import news_web
+from bench.harness import REPO
+from bench.harness import servers as local_servers
+from bench.month import audit as month_audit
+from bench.month import cluster as airflow_cluster
+from bench.month import mirror as month_mirror
+from bench.month import news_web
 
-REPO = Path(__file__).resolve().parents[1]
 START = date(2025, 8, 1)
 MONTH = "2025-08"
 VERSION = "bench-month"

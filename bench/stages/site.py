@@ -2,8 +2,8 @@
 how big the site is, and how fast the first page of each kind opens in Chromium from a local
 server.
 
-Input: a data root with releases, by default bench_release's (``<workdir>/release``, written
-by ``python bench/bench_release.py --workdir <workdir>``: the synthetic month of 60,000
+Input: a data root with releases, by default the release bench's (``<workdir>/release``, written
+by ``python -m bench.stages.release --workdir <workdir>``: the synthetic month of 60,000
 quads, 52,658 news articles and the test set, timelines, OpenForecast and EV2 records built
 from them). The site is built ``--repeat`` times into ``<workdir>/site`` by the command line in
 a fresh process (wall seconds, the child's peak RSS); the build re-verifies every release
@@ -16,7 +16,7 @@ navigation entry: the page, its stylesheet, script and images all in).
 Target: every page kind's first page loads in under 1 s. The exit status is 1 when one does
 not, or when a page logs a console error or a request fails.
 
-Run: ``python bench/bench_site.py [--workdir bench-data] [--data-root DIR] [--repeat 2]``.
+Run: ``python -m bench.stages.site [--workdir bench-data] [--data-root DIR] [--repeat 2]``.
 """
 
 from __future__ import annotations
@@ -31,10 +31,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from harness import verdict
-from local_servers import CHROMIUM_FLAGS, chromium_path, static_files
+from bench.harness import REPO, verdict
+from bench.harness.servers import CHROMIUM_FLAGS, chromium_path, static_files
 
-REPO = Path(__file__).resolve().parents[1]
 TARGET_S = 1.0
 LOADS = 3
 LOADED = "performance.getEntriesByType('navigation')[0].loadEventEnd"  # ms from the start
@@ -116,7 +115,7 @@ def main() -> int:
     args = parser.parse_args()
     data_root = args.data_root or args.workdir / "release"
     if not (data_root / "releases").is_dir():
-        sys.exit(f"no releases under {data_root}: run bench/bench_release.py --workdir ... first")
+        sys.exit(f"no releases under {data_root}: run bench/stages/release.py --workdir ... first")
     out = args.workdir / "site"
     print(f"run  {'s':>7}  {'peak RSS MiB':>12}  {'pages':>7}  {'MB':>7}")
     builds = []

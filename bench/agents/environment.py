@@ -1,11 +1,11 @@
 """Benchmark: the agent environment (``gdelt_forecast.environment``) against MIRAI's own
 ``APIs/api_implementation.py`` on the same release, in the same run.
 
-The release is bench_release's synthetic month (60,000 quads over 2025-08, with its news,
+The release is the release bench's synthetic month (60,000 quads over 2025-08, with its news,
 quad_docs, and MIRAI's data_kg.csv / data_news.csv built from them by ``release mirai``); it
-is built with ``bench_release.py --repeat 2`` (its least) when <workdir>/release/releases has
-none (or with ``--rebuild``). Each side
-runs in a fresh process:
+is built with ``python -m bench.stages.release --repeat 2`` (its least) when
+<workdir>/release/releases has none (or with ``--rebuild``). Each side runs in a fresh
+process:
 
 - **open**: ours is ``open_environment(release, cutoff)``; MIRAI's is importing its module,
   which reads the two CSVs into pandas and the info folder, from a folder laid out as its
@@ -23,7 +23,7 @@ Targets: every per-call p50 no slower than MIRAI's; open time and peak RSS (data
 MIRAI's or less. MIRAI's code comes from ``--mirai`` or $MIRAI_REPO (a checkout of
 yecchen/MIRAI, never part of this repository); without it, ours is measured alone.
 
-Run: ``python bench/bench_environment.py [--workdir bench-data] [--mirai PATH] [--calls 20]``.
+Run: ``python -m bench.agents.environment [--workdir bench-data] [--mirai PATH] [--calls 20]``.
 """
 
 from __future__ import annotations
@@ -40,11 +40,9 @@ import types
 from datetime import date, timedelta
 from pathlib import Path
 
-from harness import verdict
-
+from bench.harness import REPO, module, verdict
 from gdelt_forecast.release.mirai_database import FILES, build
 
-REPO = Path(__file__).resolve().parents[1]
 CUTOFF = date(2025, 8, 31)  # every day of the synthetic August is visible
 BUDGET_S = 20.0
 BATCH_S = 0.001
@@ -53,16 +51,10 @@ BATCH_S = 0.001
 def release_path(workdir: Path, rebuild: bool) -> Path:
     releases = workdir / "release" / "releases"
     if rebuild or not (releases / "LATEST").exists():
-        cmd = [
-            sys.executable,
-            str(REPO / "bench/bench_release.py"),
-            "--repeat",
-            "2",
-            "--workdir",
-            str(workdir),
-        ]
-        # Its own targets are its business (bench_release.py); a release is what counts here.
-        subprocess.run(cmd, stdout=subprocess.DEVNULL)
+        cmd = module("bench.stages.release", "--repeat", "2", "--workdir", str(workdir))
+        # Its own targets are its business (bench/stages/release.py); a release is what
+        # counts here.
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, cwd=REPO)
     release = releases / (releases / "LATEST").read_text().strip()
     if not (release / FILES["data_kg"]).exists():  # MIRAI's module reads them: built once
         build(release)
@@ -176,7 +168,6 @@ def worker(side: str, release: Path, repo: Path | None, calls: int) -> dict:
 
         import pytest
 
-        sys.path.insert(0, str(REPO))  # the shims live with the tests that use them too
         from tests.environment.mirai import import_mirai
 
         folder = Path(tempfile.mkdtemp(prefix="mirai-"))
@@ -221,18 +212,10 @@ def _ms(value: float, width: int) -> str:
 
 
 def run_side(side: str, release: Path, repo: Path | None, calls: int) -> dict:
-    cmd = [
-        sys.executable,
-        __file__,
-        "--worker",
-        side,
-        "--release",
-        str(release),
-        "--calls",
-        str(calls),
-    ] + (["--mirai", str(repo)] if repo else [])
+    cmd = module(__spec__.name, "--worker", side, "--release", str(release), "--calls", str(calls))
+    cmd += ["--mirai", str(repo)] if repo else []
     proc = subprocess.run(
-        cmd, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"}
+        cmd, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"}, cwd=REPO
     )
     if proc.returncode:
         sys.exit(f"{side} failed:\n{proc.stderr[-3000:]}")

@@ -6,7 +6,7 @@ of its own logging into ``<home>/<service>.log``. A worker runs ``concurrency`` 
 its hosts, not on the CPU).
 
 Each worker has its own name (the ``hostname`` Airflow records on the tasks it ran, through
-bench/worker_hostname.py) and its own log-server port. :meth:`Cluster.kill_worker` SIGKILLs a
+bench/month/worker_hostname.py) and its own log-server port. :meth:`Cluster.kill_worker` SIGKILLs a
 worker with the tasks it runs (their processes, in groups of their own), as a lost machine;
 Airflow notices the silence after ``heartbeat_timeout_s`` and retries the task
 ``retry_delay_s`` later on a worker that lives.
@@ -27,11 +27,10 @@ import sys
 import time
 from pathlib import Path
 
-import local_servers
-
+from bench.harness import REPO
+from bench.harness import servers as local_servers
 from gdelt_forecast.airflow_runs import wait_healthy
 
-REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
 
@@ -68,7 +67,7 @@ class Cluster:
             "AIRFLOW__API__HOST": "127.0.0.1",
             "AIRFLOW__API__PORT": str(self.port),
             "AIRFLOW__API_AUTH__JWT_SECRET": secrets.token_urlsafe(32),
-            "PYTHONPATH": os.pathsep.join([str(REPO / "bench"), os.environ.get("PYTHONPATH", "")]),
+            "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
         }
         self.services: dict[str, subprocess.Popen] = {}
         self.worker_names = [f"worker{i + 1}" for i in range(workers)]
@@ -125,7 +124,7 @@ class Cluster:
         env = {
             **self.env,
             "GDELT_BENCH_WORKER": name,
-            "AIRFLOW__CORE__HOSTNAME_CALLABLE": "worker_hostname.hostname",
+            "AIRFLOW__CORE__HOSTNAME_CALLABLE": "bench.month.worker_hostname.hostname",
             "AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT": str(local_servers.free_port()),
         }
         self._start(name, "celery", "worker", "--celery-hostname", f"{name}@bench", env=env)

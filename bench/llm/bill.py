@@ -18,7 +18,7 @@ answers of other lengths), the demo's agents stop at 2 steps where MIRAI allows 
 the published figure is one workload's. Prefill is inside the published figure only in the
 proportion of its own workload.
 
-    .venv-vllm/bin/python bench/bench_llm_bill.py [demo-data-llm]
+    .venv-vllm/bin/python -m bench.llm.bill [demo-data-llm]
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ worker process); on a busy machine both include waiting for a core.
 Target: pipeline F1 >= 0.96 (published on these pages: trafilatura 2.0.0 0.958, news-please
 0.948, which MIRAI used). The exit status is 1 when it fails.
 
-Run: ``python bench/bench_extraction.py [--fixtures DIR] [--workers 2] [--grid]``.
+Run: ``python -m bench.stages.extraction [--fixtures DIR] [--workers 2] [--grid]``.
 """
 
 from __future__ import annotations
@@ -47,9 +47,8 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from harness import verdict
+from bench.harness import REPO, verdict
 
-REPO = Path(__file__).resolve().parents[1]
 DEFAULT_FIXTURES = REPO.parent / "shared/fixtures/article-extraction-benchmark"
 TARGET_F1 = 0.96
 NGRAM = 4

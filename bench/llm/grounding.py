@@ -9,7 +9,7 @@ document of the month. Prints, per threshold, the share of events their own docu
 grounds and the share another document would (the false support), and the events whose
 own document holds the least of them.
 
-    python bench/bench_grounding.py demo-data-llm 2025-08
+    python -m bench.llm.grounding demo-data-llm 2025-08
 
 The demo's month has 13 documents, so the model writes only a handful of events there.
 ``--pages DIR --smollm2 MODEL`` measures on more: it serves the model of ``make llm-model``
@@ -22,7 +22,7 @@ text is scored, as rule 6's first check does; their other pages are unrelated st
 the false support there is a floor, where the demo's month (one story's documents beside
 each other) is the hard case.
 
-    .venv-vllm/bin/python bench/bench_grounding.py \
+    .venv-vllm/bin/python -m bench.llm.grounding \
         --pages ../shared/fixtures/article-extraction-benchmark \
         --smollm2 .venv-vllm/models/SmolLM2-135M-Instruct
 """
@@ -40,13 +40,11 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from gdelt_forecast.config import load_config  # noqa: E402
-from gdelt_forecast.contract.grounding import Document, support  # noqa: E402
-from gdelt_forecast.timelines.complex_events import ComplexEvent  # noqa: E402
-from gdelt_forecast.timelines.written import extract_request, scaffolding  # noqa: E402
+from bench.harness import REPO
+from gdelt_forecast.config import load_config
+from gdelt_forecast.contract.grounding import Document, support
+from gdelt_forecast.timelines.complex_events import ComplexEvent
+from gdelt_forecast.timelines.written import extract_request, scaffolding
 
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 

@@ -1,4 +1,4 @@
-"""The audit of bench/bench_month.py (issue 25): nothing a month's run was given is lost
+"""The audit of bench/month/run.py (issue 25): nothing a month's run was given is lost
 without a count. Each check reads the data root's own files (and the mirror the run was
 served) and says what it counted; ``audit`` gives every check and ``ok``.
 

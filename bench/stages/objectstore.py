@@ -9,7 +9,7 @@ a fresh folder or a fresh prefix of one bucket:
   ``release`` (tables, MIRAI files, the stages' files, embeddings, card, manifest; on S3
   also the upload under a temporary prefix, the copy into place and LATEST), after an
   untimed normalize, article pages and database;
-- ``ingest day``: bench_ingest's synthetic day (96 slots x export and mentions, 192 files)
+- ``ingest day``: the ingest bench's synthetic day (96 slots x export and mentions, 192 files)
   from its file:// mirror, where the per-file costs of the bucket show.
 
 The S3 server is moto's (``moto_server``) on 127.0.0.1, in its own process so that it does
@@ -19,7 +19,7 @@ of ``--repeat`` runs after one untimed warm-up (imports, the embedding model), d
 alternating. The ratio is S3 over disk: what moving the data root into a bucket costs on
 one machine, transfers included (on a real network add its latency per request).
 
-Run: ``python bench/bench_objectstore.py [--workdir bench-data] [--repeat 3]``.
+Run: ``python -m bench.stages.objectstore [--workdir bench-data] [--repeat 3]``.
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ import time
 import uuid
 from pathlib import Path
 
-import local_servers
-from bench_ingest import build_mirror, slots
+from bench.harness import REPO
+from bench.harness import servers as local_servers
+from bench.stages.ingest import build_mirror, slots
 
-REPO = Path(__file__).resolve().parents[1]
 DEMO = str(REPO / "configs" / "demo.yaml")
 DAY = "2025-08-07"
 
@@ -109,7 +109,7 @@ def one_run(root: str, machine: Path, mirrors: dict[str, Path], archive: Path) -
 
 def prepare(work: Path) -> tuple[dict[str, Path], Path]:
     """The demo's mirror and its pages' web archive (made from a local build), and
-    bench_ingest's one-day mirror."""
+    the ingest bench's one-day mirror."""
     from gdelt_forecast.gdelt import mirror
 
     demo = work / "demo-mirror"

@@ -2,7 +2,7 @@
 OpenAI-compatible server, so what is timed is ours: the environment's calls, the sandbox's
 round trips, the LLM client, the journal.
 
-The release is bench_release's synthetic month (as bench_environment.py builds it). Each
+The release is the release bench's synthetic month (as bench/agents/environment.py builds it). Each
 agent plays ``--steps`` actions, then answers: with ``function`` the actions cycle through
 count_events, get_relation_distribution, get_events and get_news_articles on the query's
 pair; with ``code`` each action is a snippet that calls two of them and prints a summary.
@@ -16,7 +16,7 @@ A 7-8B model on one H100 serves a few thousand output tokens per second; at ~150
 tokens a step (a thought and a call) that is about 20 steps per second, so the harness
 must sustain more than ``--need`` (20) steps per second at concurrency 16.
 
-Run: ``python bench/bench_agent.py [--workdir bench-data] [--queries 32] [--steps 6]``.
+Run: ``python -m bench.agents.agent [--workdir bench-data] [--queries 32] [--steps 6]``.
 """
 
 from __future__ import annotations
@@ -26,18 +26,13 @@ import json
 import re
 import shutil
 import statistics
-import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from bench_environment import release_path  # noqa: E402
-from harness import verdict  # noqa: E402
-
-from gdelt_forecast.agents.run import run_agents  # noqa: E402
-from tests.llm.scripted import ScriptedServer, llm_config  # noqa: E402
+from bench.agents.environment import release_path
+from bench.harness import verdict
+from gdelt_forecast.agents.run import run_agents
+from tests.llm.scripted import ScriptedServer, llm_config
 
 QUERY = re.compile(
     r"head_entity=ISOCode\((\w+)\), relation=CAMEOCode\(\?\), tail_entity=ISOCode\((\w+)\)"

@@ -1,6 +1,6 @@
 """The servers a distributed Airflow needs, started on 127.0.0.1 for a bench or a test and
 stopped after: PostgreSQL (Debian's, the metadata database and Celery's result backend),
-Redis (Debian's, the Celery broker) and an S3-compatible server (bench/s3_server.py: moto's,
+Redis (Debian's, the Celery broker) and an S3-compatible server (bench/harness/s3_server.py: moto's,
 which keeps its buckets across a restart). Each runs in a session of its own, logging into
 its folder, and binds 127.0.0.1 only. Also a static-file server for a folder (the site), and
 how to start Debian's Chromium for it.
@@ -168,7 +168,7 @@ def redis(base: Path) -> Iterator[str]:
 
 
 class S3Server:
-    """bench/s3_server.py on 127.0.0.1 (``url``), its state and counts in ``base``;
+    """bench/harness/s3_server.py on 127.0.0.1 (``url``), its state and counts in ``base``;
     :meth:`restart` stops it, waits, and starts it again with every object."""
 
     def __init__(self, base: Path):

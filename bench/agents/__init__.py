@@ -1,0 +1,1 @@
+"""The agents' tool API against MIRAI's, and the cost of an agent run."""
