@@ -114,8 +114,11 @@ def _checked(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argpa
         if not hasattr(args, p.name):
             values[p.name] = p.default
             continue
+        value = getattr(args, p.name)
+        if p.kind == "array":  # each word's items, in order
+            value = [item for word in value for item in word]
         try:
-            values[p.name] = p.check(getattr(args, p.name))
+            values[p.name] = p.check(value)
         except ValueError as exc:
             parser.error(f"argument {p.option}: {exc}")
     return argparse.Namespace(**{**vars(args), **values})

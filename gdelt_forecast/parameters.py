@@ -76,8 +76,18 @@ class Parameter:
 
     def word(self, text: str) -> Any:
         """One word of the command line as the JSON value it stands for (an integer's digits
-        as an integer); left as text where it is not one, for :meth:`check` to refuse."""
-        kind = self.schema["items"].get("type") if self.kind == "array" else self.kind
+        as an integer; left as text where it is not one, for :meth:`check` to refuse). A word
+        of an array of numbers or choices is a list: its items may be comma-separated
+        (``--tables export,mentions``, as before the options were declared here)."""
+        if self.kind != "array":
+            return self._item(self.kind, text)
+        items = self.schema["items"]
+        if items.get("type") == "string":  # a path may hold a comma
+            return [text]
+        return [self._item(items.get("type"), part) for part in text.split(",")]
+
+    @staticmethod
+    def _item(kind: str | None, text: str) -> Any:
         try:
             return {"integer": int, "number": float}.get(kind, str)(text)
         except ValueError:

@@ -190,3 +190,11 @@ def test_version_prints_what_a_manifest_would_record(capsys):
         f"gdelt-forecast {found['package']} (commit {found['git_commit']})\n"
     )
     assert found["git_commit"]  # a checkout names its commit
+
+
+def test_an_arrays_items_may_be_words_or_comma_separated():
+    parsed = [
+        cli.build_parser().parse_args(["testset", "--month", "2025-08", "--horizons", *words])
+        for words in (["1", "7"], ["1,7"])
+    ]
+    assert [cli._checked(cli._Parser(), args).horizons for args in parsed] == [[1, 7], [1, 7]]
