@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
             name, help=command.help, description=command.description or command.help
         )
         sub.set_defaults(command=path)
-        for p in (*RUN, *PARAMETERS[_stage(path)], *([JSON] if command.output else [])):
+        for p in (*RUN, *parameters(path), *([JSON] if command.output else [])):
             _add(sub, p)
         # Default SUPPRESS: an action's own --verbose never hides its group's
         sub.add_argument(
@@ -82,8 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _stage(path: str) -> str:
-    return COMMANDS[path].parameters or path.split()[-1].replace("-", "_")
+def parameters(path: str) -> tuple[Parameter, ...]:
+    """The declared parameters of command ``path`` (its stage's; the run's config aside)."""
+    return PARAMETERS[COMMANDS[path].parameters or path.split()[-1].replace("-", "_")]
 
 
 def _add(parser: argparse.ArgumentParser, p: Parameter) -> None:
@@ -110,7 +111,7 @@ def _checked(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argpa
     (argparse's one-line error where it fails), the declared default where not given."""
     values = {}
     output = [JSON] if COMMANDS[args.command].output else []
-    for p in (*RUN, *PARAMETERS[_stage(args.command)], *output):
+    for p in (*RUN, *parameters(args.command), *output):
         if not hasattr(args, p.name):
             values[p.name] = p.default
             continue
@@ -474,9 +475,9 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    stage = PARAMETERS[_stage(args.command)]
+    sets = overrides(parameters(args.command), vars(args))
     try:
-        cfg = load_config(args.config, [*args.set, *overrides(stage, vars(args))], args.data_root)
+        cfg = load_config(args.config, [*args.set, *sets], args.data_root)
     except ConfigError as exc:
         print(f"gdelt-forecast: {exc}", file=sys.stderr)
         return 2

@@ -126,8 +126,7 @@ DAY = {"type": "string", "format": "date"}
 FILE = {"type": "string"}
 
 
-def _release_name(help: str = "a release folder or version name") -> Parameter:
-    return Parameter("release", help, FILE, required=True)
+RELEASE = Parameter("release", "a release folder or version name", FILE, required=True)
 
 
 # --- shared by every stage: the run's config ----------------------------------------------------
@@ -286,7 +285,7 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
         Parameter("out", "build under this folder instead of DIR", FILE, convert=Path),
     ),  # fmt: skip
     "baseline": (
-        _release_name(),
+        RELEASE,
         Parameter(
             "method",
             "the forecaster",
@@ -307,7 +306,7 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
         ),
     ),  # fmt: skip
     "agent": (
-        _release_name(),
+        RELEASE,
         Parameter(
             "split",
             "the query set",
@@ -339,7 +338,7 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
             default=1,
         ),
     ),  # fmt: skip
-    "leaderboard": (_release_name(),),
+    "leaderboard": (RELEASE,),
     "site": (
         Parameter("out", "the site's folder (default: <data_root>/site)", FILE, convert=Path),
     ),

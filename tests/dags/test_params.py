@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from gdelt_forecast.cli import COMMANDS, build_parser, main
+from gdelt_forecast.cli import COMMANDS, build_parser, main, parameters
 from gdelt_forecast.parameters import PARAMETERS, PARTIAL, RUN
 from tests.dags.conftest import python
 
@@ -46,8 +46,7 @@ def _help(path: str) -> str:
 def test_every_parameter_is_in_its_commands_help(path, capsys):
     _help(path)
     shown = " ".join(capsys.readouterr().out.split())
-    stage = COMMANDS[path].parameters or path.split()[-1].replace("-", "_")
-    for p in (*RUN, *PARAMETERS[stage]):
+    for p in (*RUN, *parameters(path)):
         option = p.metavar if p.positional else p.option
         assert f"{option} " in shown, (path, p.name)
         assert " ".join(p.described.split()) in shown, (path, p.name)
