@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/pip install -q -c constraints.txt
 DEMO_ROOT ?= demo-data
 
-.PHONY: demo test lint bench bench-install airflow airflow-up airflow-down clean
+.PHONY: demo test fuzz lint bench bench-install airflow airflow-up airflow-down clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -66,6 +66,18 @@ lint: $(VENV)/.dev
 
 test: lint
 	$(BIN)/pytest -q
+
+# The property tests (tests/fuzz/, marked fuzz) with many random examples, pass after pass
+# with a new seed until FUZZ_S seconds have gone; hypothesis's database (.hypothesis/) keeps
+# what failed so the next pass tries it first, and a failure found is added as an @example.
+FUZZ_S ?= 600
+fuzz: $(VENV)/.dev
+	@end=$$(( $$(date +%s) + $(FUZZ_S) )); pass=0; \
+	while [ $$(date +%s) -lt $$end ]; do \
+		pass=$$((pass + 1)); \
+		HYPOTHESIS_PROFILE=fuzz $(BIN)/pytest -q -m fuzz \
+			--hypothesis-show-statistics --hypothesis-seed=$$pass tests || exit 1; \
+	done; echo "fuzz: $$pass passes in $(FUZZ_S) s, no failure"
 
 bench: $(VENV)/.dev
 	$(BIN)/python -m bench.stages.ingest

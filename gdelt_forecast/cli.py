@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import sys
@@ -16,6 +17,7 @@ from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.parameters import JSON, PARAMETERS, RUN, Parameter, overrides
 from gdelt_forecast.runner import run
+from gdelt_forecast.wellformed import mended, printable
 
 
 class _Parser(argparse.ArgumentParser):
@@ -470,25 +472,51 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     name = f"gdelt-forecast {args.command}"
     args = _checked(_Parser(prog=name), args)
-    logging.basicConfig(
-        level=logging.DEBUG if "verbose" in args else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_Escaping("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.DEBUG if "verbose" in args else logging.INFO,
+                        handlers=[handler])  # fmt: skip
     sets = overrides(parameters(args.command), vars(args))
     try:
         cfg = load_config(args.config, [*args.set, *sets], args.data_root)
     except ConfigError as exc:
-        print(f"gdelt-forecast: {exc}", file=sys.stderr)
+        print(printable(f"gdelt-forecast: {exc}"), file=sys.stderr)
         return 2
     try:
-        return COMMANDS[args.command].run(args, cfg)
+        # What a command prints may quote a page, a model or an argument: see _Escaped.
+        with contextlib.redirect_stdout(_Escaped(sys.stdout)):
+            return COMMANDS[args.command].run(args, cfg)
     except UsageError as exc:
-        print(f"{name}: error: {exc}", file=sys.stderr)
+        print(printable(f"{name}: error: {exc}"), file=sys.stderr)
         return 2
     except StageError as exc:
-        print(f"{name}: {exc}", file=sys.stderr)
+        print(printable(f"{name}: {exc}"), file=sys.stderr)
         return 1
+    finally:
+        if found := mended():
+            counts = ", ".join(f"{where} {n:,}" for where, n in found.items())
+            print(f"{name}: texts mended where they entered: {counts}", file=sys.stderr)
+
+
+class _Escaped:
+    """A text stream whose writes have their control characters escaped, so that a page's
+    title or a model's answer that the CLI prints cannot rewrite the operator's terminal."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(printable(text))
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+class _Escaping(logging.Formatter):
+    """Log lines escaped as the CLI's output is: a message may quote a page or a model."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 from filelock import FileLock
 
+from gdelt_forecast.agents.prompts import APIS
 from gdelt_forecast.contract.names import REASONING
 from gdelt_forecast.contract.names import TASKS as OPENFORECAST
 from gdelt_forecast.parquet_io import read_rows, write_parquet
@@ -34,12 +35,23 @@ def add(path: Path, meta: dict) -> None:
     row |= {
         "binary_kl": scores["binary"]["kl"],
         "quad_kl": scores["quad"]["kl"],
+        "outside_apis": outside_apis(meta),
         "queries": summary["queries"],
         "prompt_tokens": summary["prompt_tokens"],
         "completion_tokens": summary["completion_tokens"],
         "finished": meta.get("finished"),
     }
     _store(path, row)
+
+
+def outside_apis(meta: dict) -> int | None:
+    """How many calls the run's traces made to environment functions outside its API set
+    (``run.json``'s ``tools_called``); None for a run recorded before runs counted them. A
+    row with any is not a result of its set, and is marked wherever it is shown."""
+    if "tools_called" not in meta:
+        return None
+    offered = APIS.get(meta["apis"], ())
+    return sum(n for t, n in meta["tools_called"].items() if t in APIS["all"] and t not in offered)
 
 
 def add_task(path: Path, row: dict) -> None:
@@ -88,10 +100,13 @@ def render(path: Path, release: str, baselines: dict) -> str:
     lines = [f"MIRAI's queries on {release} (scores in %, KL in nats)", head]
     for r in sorted(rows, key=lambda r: (r["split"], -r["second_level_f1"])):
         scores = "".join(f"{r[f'{lv}_{m}']:>8.1f}" for lv in _LEVELS for m in _METRICS)
+        apis = f"{r['apis']}!" if r.get("outside_apis") else r["apis"]
         lines.append(
-            f"{r['model'][:27]:<28}{r['action']:<10}{r['apis']:<8}{r['split']:<8}"
+            f"{r['model'][:27]:<28}{r['action']:<10}{apis:<8}{r['split']:<8}"
             f"{r['samples']:>3}{scores}{r['quad_kl']:>8.2f}"
         )
+    if any(r.get("outside_apis") for r in rows):
+        lines.append("!: the run called tools outside its API set; it is no result of that set")
     for title, tasks in (("OpenForecast's", OPENFORECAST), ("EV2's reasoning", REASONING)):
         mine = task_rows(found, tasks)
         if mine:

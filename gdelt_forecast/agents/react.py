@@ -30,6 +30,7 @@ from gdelt_forecast.config import AgentsConfig
 from gdelt_forecast.llm.batch import Session
 from gdelt_forecast.llm.request import Request
 from gdelt_forecast.testset.evaluate import parse_prediction
+from gdelt_forecast.wellformed import wellformed
 
 FINAL, MAX_STEPS, INVALID, REPEATED = (
     "Final Answer", "Max Steps Exceeded", "Invalid Action", "Repeated Actions")  # fmt: skip
@@ -231,6 +232,9 @@ class Agent:
         return run
 
     def _cut(self, observation: str) -> tuple[str, int]:
+        # Whatever an action answered (an error may quote the model's arguments) is written
+        # to the journal and sent to the server next: both need well-formed text.
+        observation = wellformed(observation, "observation")
         limit = self.cfg.observation_chars
         if len(observation) <= limit:
             return observation, len(observation)

@@ -39,7 +39,7 @@ from gdelt_forecast.agents.react import END_STATES, Agent, Query, Run
 from gdelt_forecast.config import Config
 from gdelt_forecast.contract.names import QUERIES
 from gdelt_forecast.data_root import DataRoot
-from gdelt_forecast.environment import call_tool, open_environment, release_folder
+from gdelt_forecast.environment import TOOLS, call_tool, open_environment, release_folder
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.files import write_json
 from gdelt_forecast.parquet_io import write_parquet
@@ -47,8 +47,10 @@ from gdelt_forecast.progress import progress
 from gdelt_forecast.stage_record import digest
 from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.testset import evaluate
+from gdelt_forecast.wellformed import mended
 
 ACTIONS = ("function", "code")
+REFUSED = "is not among this run's functions"
 _COLUMNS = list(Query.__dataclass_fields__) + ["cutoff"]
 
 
@@ -158,6 +160,8 @@ def run_agents(
         "temperature": cfg.llm.temperature,
         "seed": cfg.llm.seed,
         "sandbox_layers": layers,
+        **_tools(steps, apis),
+        "mended": mended(),
         "finished": datetime.now(UTC).replace(microsecond=0).isoformat(),
         "summary": summary.to_dict(),
     }
@@ -194,7 +198,7 @@ async def _run_all(cfg, folder: Path, todo, action, apis, history_start, journal
         agent = Agent(session, cfg.agents, action, apis, history_start, seed)
         call = serve(row["cutoff"])
         if action == "function":
-            run = await agent.run(query, sample, _function_act(call))
+            run = await agent.run(query, sample, _function_act(call, prompts.APIS[apis], apis))
         else:
             box = Sandbox(cfg.agents.sandbox, call, prompts.parameters(apis))
             try:
@@ -226,12 +230,26 @@ async def _run_all(cfg, folder: Path, todo, action, apis, history_start, journal
     return layers
 
 
-def _function_act(call):
+def _tools(steps: list[dict], apis: str) -> dict[str, dict[str, int]]:
+    """The functions the traces asked for: ``tools_called``, each an environment function the
+    run asked the environment for (or, with ``code``, its one tool), and ``tools_refused``,
+    outside the run's set and never run; the leaderboard marks a run that called outside."""
+    called, refused = Counter(), Counter()
+    for s in steps:
+        if s["tool"] is not None:
+            (refused if REFUSED in (s["error"] or "") else called)[s["tool"]] += 1
+    return {"tools_called": dict(sorted(called.items())),
+            "tools_refused": dict(sorted(refused.items()))}  # fmt: skip
+
+
+def _function_act(call, offered: tuple[str, ...], apis: str):
     async def act(name: str, arguments: str) -> tuple[str, str | None]:
+        if name in TOOLS and name not in offered:  # MIRAI's Table 2 compares the sets:
+            return "", f"ValueError: {name} {REFUSED} ({apis})"  # none may reach another's
         try:
             value = await asyncio.to_thread(call, name, arguments)
-        except ValueError as exc:  # call_tool's word for anything wrong with a model's call
-            return "", f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # noqa: BLE001  as in the code action: a call's failure
+            return "", f"{type(exc).__name__}: {exc}"  # is its observation, not the run's
         if isinstance(value, (list, dict)) and not value:
             return "Empty output from the function call.", None
         # An article's text as it is (not as a JSON string with its newlines escaped).

@@ -11,7 +11,7 @@ from pathlib import Path
 from gdelt_forecast.config import Config, load_config
 from gdelt_forecast.data_root import RELEASES, DataRoot
 from gdelt_forecast.environment.env import Environment, EnvironmentSetupError
-from gdelt_forecast.environment.tools import call_tool, tool_schemas
+from gdelt_forecast.environment.tools import TOOLS, call_tool, tool_schemas
 from gdelt_forecast.environment.types import (
     CAMEOCode,
     Country,
@@ -24,7 +24,7 @@ from gdelt_forecast.environment.types import (
 )
 
 __all__ = [
-    "CAMEOCode", "Country", "Date", "DateRange", "Environment", "EnvironmentSetupError",
+    "TOOLS", "CAMEOCode", "Country", "Date", "DateRange", "Environment", "EnvironmentSetupError",
     "Event", "ISOCode", "NewsArticle", "Relation", "call_tool", "open_environment",
     "release_folder", "tool_schemas",
 ]  # fmt: skip

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 import threading
 import time
 from typing import Any
@@ -23,6 +24,10 @@ from gdelt_forecast.environment.types import (
     ISOCode,
     Relation,
 )
+from gdelt_forecast.wellformed import wellformed, wellformed_value
+
+log = logging.getLogger(__name__)
+_BOUNDARY = "tool argument"
 
 TOOLS = (
     "get_events", "count_events", "get_entity_distribution", "get_relation_distribution",
@@ -32,9 +37,10 @@ TOOLS = (
     "get_sibling_relations",
 )  # fmt: skip
 
-_DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$", "description": "YYYY-MM-DD"}
+# Patterns in ASCII classes: JSON Schema's \d is ASCII's, Python's is every script's digits.
+_DATE = {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": "YYYY-MM-DD"}
 _ISO = {"type": "string", "pattern": "^[A-Z]{3}$", "description": "ISO 3166 alpha-3 code"}
-_CAMEO = {"type": "string", "pattern": r"^\d{2,3}$", "description": "CAMEO code, 2 or 3 digits"}
+_CAMEO = {"type": "string", "pattern": "^[0-9]{2,3}$", "description": "CAMEO code, 2 or 3 digits"}
 _RANGE = {
     "type": "object",
     "properties": {"start_date": {"anyOf": [_DATE, {"type": "null"}]},
@@ -107,11 +113,13 @@ def call_tool(
 ) -> Any:
     """Run the tool call ``name(arguments)`` (JSON text or a dict) on ``env``; the result as
     JSON-ready values. Whatever a model sends is a ValueError with MIRAI's wording where it
-    is wrong (an unknown tool or argument, a value of the wrong type or size), never another
-    exception; past ``deadline_s`` the environment's query is interrupted and the call is a
-    ValueError too."""
+    is wrong (an unknown tool or argument, a value of the wrong type, size or form, a day not
+    in the calendar), checked before any query, never another exception; a string's lone
+    surrogates and control characters are mended first (:mod:`gdelt_forecast.wellformed`),
+    so an error that echoes it can be written; past ``deadline_s`` the environment's query
+    is interrupted and the call is a ValueError too, and so is any failure of the query."""
     if name not in TOOLS:
-        raise ValueError(f"unknown tool {name!r}")
+        raise ValueError(f"unknown tool {wellformed(str(name), _BOUNDARY)!r}"[:300])
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
@@ -120,14 +128,17 @@ def call_tool(
     if not isinstance(arguments, dict):
         raise ValueError(f"the arguments of {name} are not an object")
     params = list(inspect.signature(getattr(Environment, name)).parameters.values())[1:]
+    arguments = {wellformed(str(k), _BOUNDARY): v for k, v in arguments.items()}
     if unknown := sorted(set(arguments) - {p.name for p in params}):
-        raise ValueError(f"{name} takes no argument {', '.join(map(str, unknown))}"[:300])
+        raise ValueError(f"{name} takes no argument {', '.join(unknown)}"[:300])
     needed = [p.name for p in params if p.default is inspect.Parameter.empty]
     if missing := [p for p in needed if p not in arguments]:
         raise ValueError(f"{name}() missing required argument: {', '.join(missing)}")
     for key, value in arguments.items():
         if value is not None:
             _check(key, value)
+    # Only now, with every value's shape and size checked, is walking them bounded.
+    arguments = wellformed_value(arguments, _BOUNDARY)
     values = {k: None if v is None else _PARAMS[k][2](v) for k, v in arguments.items()}
     timer = threading.Timer(deadline_s, env.interrupt) if deadline_s else None
     started = time.monotonic()
@@ -137,6 +148,9 @@ def call_tool(
         value = getattr(env, name)(**values)
     except duckdb.InterruptException:
         raise ValueError(f"{name} ran past its {deadline_s:g} s and was stopped") from None
+    except duckdb.Error as exc:  # checked arguments should never get here: log it to fix
+        log.warning("%s(%s) failed in the environment", name, arguments, exc_info=True)
+        raise ValueError(f"{name} failed: {type(exc).__name__}") from None
     finally:
         if timer:
             timer.cancel()
@@ -157,7 +171,8 @@ def _check(key: str, value: Any) -> None:
                 f"Input '{key}' must be a {kind} object, but received type {type(value)}"
             )
         if unknown := sorted(set(value) - set(schema["properties"]), key=str):
-            raise ValueError(f"DateRange takes start_date and end_date, not {unknown[0]}"[:200])
+            not_one = wellformed(str(unknown[0]), _BOUNDARY)
+            raise ValueError(f"DateRange takes start_date and end_date, not {not_one}"[:200])
         for part, date in value.items():
             if not isinstance(date, str | None):
                 raise ValueError(f"Attribute '{part}' of class DateRange must be a Date object, "

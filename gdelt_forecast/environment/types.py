@@ -10,9 +10,14 @@ used in, which knows its release and its cutoff.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date as _date
 from typing import ClassVar
+
+# Python 3.11's date.fromisoformat also reads ISO weeks ("2025-W31-1") and other digits than
+# ASCII's, which DuckDB does not: a date is this form, then a day of the calendar.
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def _need(value: object, kind: type, what: str) -> None:
@@ -29,8 +34,7 @@ class Date:
     def __post_init__(self) -> None:
         _need(self.date, str, "Attribute 'date' of class Date")
         try:
-            _date.fromisoformat(self.date)
-            ok = len(self.date) == 10
+            ok = bool(_DAY.fullmatch(self.date)) and bool(_date.fromisoformat(self.date))
         except ValueError:
             ok = False
         if not ok:

@@ -42,6 +42,7 @@ from gdelt_forecast.errors import StageError
 from gdelt_forecast.llm.answer import fall_back, parse_answer
 from gdelt_forecast.llm.request import Request, Result, seed_of
 from gdelt_forecast.llm.schema import json_schema
+from gdelt_forecast.wellformed import wellformed
 
 _RETRYABLE = (APIConnectionError, RateLimitError, InternalServerError)
 CUT, INVALID_JSON, SCHEMA, TRANSPORT, REFUSED = (
@@ -101,7 +102,7 @@ async def ask(
             result.prompt_tokens += completion.usage.prompt_tokens
             result.completion_tokens += completion.usage.completion_tokens
         choice = completion.choices[0] if completion.choices else None
-        result.raw = (choice.message.content if choice else None) or ""
+        result.raw = _text(choice.message.content if choice else None)
         if request.answer is None:  # a message, as it comes (an agent's step)
             if choice is None:
                 result.error, result.reason = "the reply holds no message", REFUSED
@@ -135,14 +136,24 @@ async def ask(
 def _message(choice) -> dict[str, Any]:
     calls = choice.message.tool_calls or []
     return {
-        "content": choice.message.content or "",
+        "content": _text(choice.message.content),
         "tool_calls": [
-            {"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
+            {
+                "id": _text(c.id),
+                "name": _text(c.function.name),
+                "arguments": _text(c.function.arguments),
+            }
             for c in calls
             if c.type == "function"
-        ],
+        ],  # fmt: skip
         "finish_reason": choice.finish_reason,
     }
+
+
+def _text(value: Any) -> str:
+    """A reply's text as every writer can take it (a lone surrogate is JSON-escaped text
+    the server may send): see :mod:`gdelt_forecast.wellformed`."""
+    return wellformed(value, "llm reply") if isinstance(value, str) else ""
 
 
 def _params(llm: LlmConfig, request: Request) -> dict[str, Any]:

@@ -1,0 +1,38 @@
+"""What the property tests send into each boundary: any Unicode (lone surrogates, NUL,
+byte-order marks, C0 and C1 controls, terminal escapes included), any JSON value, and the
+hostile strings found so far, always tried first."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+# Every code point, surrogates too (hypothesis leaves out category Cs unless told).
+CHARACTERS = st.characters(exclude_categories=())
+# Strings that broke something once, or that a boundary must be shown to survive.
+HOSTILE = (
+    "\ud800",
+    "\udfff\ud800",
+    "\x00",
+    "\ufeff",
+    "a\ufeffb",
+    "\x1b]0;owned\x07\x1b[2J\r",
+    "\x85\x9b",
+    "2025-W31-1",
+    "2025-08-07T00:00",
+    'Final Answer: {"01": ["010"]}',
+    "'; DROP TABLE events; --",
+    "\u202e\u2066",
+)
+TEXT = st.one_of(st.sampled_from(HOSTILE), st.text(CHARACTERS, max_size=60))
+LONG_TEXT = st.one_of(TEXT, st.builds(lambda s, n: s * n, TEXT, st.integers(100, 5_000)))
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), TEXT)
+JSON = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(TEXT, inner, max_size=5),
+    max_leaves=30,
+)
+
+
+def nested(depth: int) -> str:
+    """A JSON text ``depth`` lists deep: past the parser's recursion limit when deep enough."""
+    return "[" * depth + "]" * depth
