@@ -15,6 +15,8 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, IPvAnyAddress, ValidationError, field_validator
 
+from gdelt_forecast.wellformed import printable, unwritable
+
 REPO_DEFAULT = Path(__file__).resolve().parents[1] / "configs" / "default.yaml"
 CONFIG_ENV = "GDELT_FORECAST_CONFIG"
 DATA_ROOT_ENV = "GDELT_FORECAST_DATA_ROOT"
@@ -454,7 +456,15 @@ class SandboxConfig(_Section):
         64,
         ge=1,
         description="All the files of the private folder together (a tmpfs of this size, "
-        "where mount namespaces are allowed; elsewhere only `file_mb` holds).",
+        "where mount namespaces are allowed; elsewhere the harness kills the sandbox process "
+        "when its folder's files, folders and links pass it).",
+    )
+    inodes: int = Field(
+        10_000,
+        ge=16,
+        description="Files, folders and links the private folder holds at most (the tmpfs's "
+        "inodes, where mount namespaces are allowed; elsewhere the harness kills the sandbox "
+        "process when its folder passes it).",
     )
     files: int = Field(64, ge=16, description="Open file descriptors of the sandbox process.")
     calls: int = Field(
@@ -624,6 +634,23 @@ def _describe(error: ValidationError) -> str:
     return f"config: {where}: {first['msg']} (got {first.get('input')!r})"
 
 
+def _refuse_unwritable(tree: dict[str, Any]) -> None:
+    """A config value is written into records, run names and manifests as it was typed, so
+    one that no UTF-8 file can hold is refused, not mended (gdelt_forecast/wellformed.py)."""
+    stack: list[tuple[str, Any]] = [("", tree)]
+    while stack:  # by hand, not recursion: a YAML file may nest as deep as it likes
+        where, node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in items:
+            at = f"{where}.{key}" if where else str(key)
+            for text in (str(key), value) if isinstance(value, str) else (str(key),):
+                if bad := unwritable(text):
+                    raise ConfigError(f"config: {printable(at)}: holds {bad}, which no record "
+                                      "can hold; write it without")  # fmt: skip
+            if isinstance(value, dict | list):
+                stack.append((at, value))
+
+
 def load_config(
     path: str | Path | None = None,
     overrides: list[str] | tuple[str, ...] = (),
@@ -659,6 +686,7 @@ def load_config(
         _set_dotted(tree, key.strip(), value)
     if data_root is not None:
         tree["data_root"] = str(data_root)
+    _refuse_unwritable(tree)
     try:
         return Config.model_validate(tree)
     except ValidationError as exc:

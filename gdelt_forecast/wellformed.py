@@ -15,10 +15,11 @@ documented here and in ``docs/soundness.md``:
 - a byte-order mark at the very start: removed (it says how the text was encoded, nothing
   of what it says).
 
-Nothing is refused here: a text that was mended is still read, and each boundary counts how
-many texts it mended (:func:`mended`, reported by the CLI after a command and by a run's
-``run.json``). A boundary that must refuse (a tool argument whose schema allows no such
-character) checks the schema after mending.
+A text that was mended is still read, and each boundary counts how many texts it mended
+(:func:`mended`, reported by the CLI after a command and by a run's ``run.json``). Where a
+silent change would be worse than a refusal, the boundary refuses with :func:`unwritable`
+instead: a config value (an operator's path or model name, which must mean what was typed;
+a byte that is not UTF-8 in ``--set`` arrives as a lone surrogate).
 
 :func:`printable` is for the other direction, text the CLI prints: every control character
 but newline and tab shown as an escape (``\\x1b``), so a page title or a model's answer
@@ -63,6 +64,13 @@ def wellformed_value(value, boundary: str):
         return {wellformed_value(k, boundary): wellformed_value(v, boundary)
                 for k, v in value.items()}  # fmt: skip
     return value
+
+
+def unwritable(text: str) -> str | None:
+    """The first character of ``text`` that :func:`wellformed` would change, described, or
+    None when there is none."""
+    found = _BAD.search(text)
+    return None if found is None else f"{found[0]!r} at character {found.start()}"
 
 
 def mended() -> dict[str, int]:

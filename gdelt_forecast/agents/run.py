@@ -160,7 +160,7 @@ def run_agents(
         "temperature": cfg.llm.temperature,
         "seed": cfg.llm.seed,
         "sandbox_layers": layers,
-        **_tools(steps, apis),
+        **_tools(steps, action),
         "mended": mended(),
         "finished": datetime.now(UTC).replace(microsecond=0).isoformat(),
         "summary": summary.to_dict(),
@@ -230,14 +230,16 @@ async def _run_all(cfg, folder: Path, todo, action, apis, history_start, journal
     return layers
 
 
-def _tools(steps: list[dict], apis: str) -> dict[str, dict[str, int]]:
-    """The functions the traces asked for: ``tools_called``, each an environment function the
-    run asked the environment for (or, with ``code``, its one tool), and ``tools_refused``,
-    outside the run's set and never run; the leaderboard marks a run that called outside."""
+def _tools(steps: list[dict], action: str) -> dict[str, dict[str, int]]:
+    """What the traces asked for: ``tools_called``, each tool the action ran (an environment
+    function, or ``run_code``), and ``tools_refused``, the rest (outside the run's set, or no
+    tool at all), never run. The leaderboard marks a run that called outside its set."""
+    runs = {"run_code"} if action == "code" else set(TOOLS)
     called, refused = Counter(), Counter()
     for s in steps:
         if s["tool"] is not None:
-            (refused if REFUSED in (s["error"] or "") else called)[s["tool"]] += 1
+            ran = s["tool"] in runs and REFUSED not in (s["error"] or "")
+            (called if ran else refused)[s["tool"]] += 1
     return {"tools_called": dict(sorted(called.items())),
             "tools_refused": dict(sorted(refused.items()))}  # fmt: skip
 
