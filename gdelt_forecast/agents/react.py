@@ -296,5 +296,5 @@ def _assistant(reply: dict) -> dict:
 def _canonical(arguments: str) -> str:
     try:
         return json.dumps(json.loads(arguments), sort_keys=True)
-    except ValueError:
+    except (ValueError, RecursionError):  # a model's arguments may nest past the parser
         return arguments

@@ -268,8 +268,8 @@ def _code_act(box):
             code = json.loads(arguments)["code"]
             if not isinstance(code, str):
                 raise TypeError("code is not a string")
-        except (ValueError, KeyError, TypeError) as exc:
-            return "", f"run_code takes one argument, code, a string ({exc})"
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
+            return "", f"run_code takes one argument, code, a string ({exc})"[:300]
         outcome = await asyncio.to_thread(box.run, code)
         if outcome.error:
             return outcome.output, outcome.error

@@ -55,7 +55,7 @@ def _step(step: dict) -> dict:
     text = step["arguments"]
     try:
         args = json.loads(text) if text else None
-    except ValueError:
+    except (ValueError, RecursionError):  # a model's arguments, as it wrote them
         return {**step, "code": None, "pretty": text}
     if isinstance(args, dict) and set(args) == {"code"} and isinstance(args["code"], str):
         return {**step, "code": args["code"], "pretty": None}

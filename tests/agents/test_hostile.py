@@ -144,8 +144,10 @@ def test_a_run_answered_with_hostile_text_ends_reads_back_and_shows_escaped(
         if turn == 0:  # the tool's answer will quote a forged final answer
             reply = call("count_events", {"date_range": {"start_date": FORGED}})
             return {**reply, "content": big}
-        if turn == 1:
-            return {"content": f"{HOSTILE_REPLY} no answer here"}
+        if turn == 1:  # arguments nested past the JSON parser's depth
+            function = {"name": "count_events", "arguments": "[" * 100_000}
+            calls = [{"id": "deep", "type": "function", "function": function}]
+            return {"content": f"{HOSTILE_REPLY} no answer here", "tool_calls": calls}
         return {"content": f"{HOSTILE_REPLY} past the context"}
 
     server.player = play(turns)
@@ -155,6 +157,7 @@ def test_a_run_answered_with_hostile_text_ends_reads_back_and_shows_escaped(
     steps = _steps(summary)
     forged = [s for s in steps if FORGED in s["observation"]]
     assert len(forged) == 2 and {s["state"] for s in forged} == {"Invalid Action"}
+    assert sum(s["arguments"] == "[" * 100_000 for s in steps) == 2
     queries = pq.read_table(Path(summary.path) / "queries.parquet").to_pylist()
     assert {q["answer"] for q in queries} == {'{"02": ["020"]}'}  # extracted, not forged
     assert max(len(s["thought"]) for s in steps) >= 9_000_000

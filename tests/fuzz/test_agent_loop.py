@@ -17,7 +17,7 @@ from gdelt_forecast.agents.prompts import APIS
 from gdelt_forecast.agents.react import END_STATES
 from gdelt_forecast.agents.run import run_agents
 from gdelt_forecast.environment import TOOLS
-from tests.fuzz.strategies import JSON, LONG_TEXT, TEXT
+from tests.fuzz.strategies import JSON, LONG_TEXT, TEXT, nested
 from tests.llm.scripted import ScriptedServer, llm_config
 from tests.release.conftest import demo_cfg, offline_hub, release  # noqa: F401
 
@@ -71,6 +71,7 @@ def test_any_reply_ends_the_run_and_everything_written_reads_back(server, releas
     )
     @example(replies=[{"content": "Final Answer: \udc00", "calls": []}])
     @example(replies=[{"content": "", "calls": [{"name": "\ud800", "arguments": "\ud800"}]}])
+    @example(replies=[{"content": "", "calls": [{"name": "run_code", "arguments": nested(10**5)}]}])
     def check(replies):
         server.player = player(replies)
         with tempfile.TemporaryDirectory() as root:  # a fresh cache and run each time
