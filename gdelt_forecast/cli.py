@@ -22,7 +22,7 @@ from gdelt_forecast.wellformed import mended, printable
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line and exit 2, like a bad config
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, printable(f"{self.prog}: error: {message}") + "\n")
 
 
 class _Version(argparse.Action):
