@@ -37,47 +37,79 @@ as root (CI does). Each attack class, and what stops it:
   ValueError in MIRAI's words from ``call_tool``, and any exception a call raises is the
   call's error observation, never the harness's.
 - **Files outside, changed**: not there to be named (the private root), and chmod, chown,
-  utime, setxattr and the rest are not on the allow-list, also for its own files.
+  utime, setxattr and the rest are not on the allow-list, also for its own files; nor are
+  the ways to truncate a file that Landlock before ABI 3 does not see (``truncate`` by
+  name, O_TRUNC without write access, ``openat2``).
 - **Other processes blocked or starved**: fanotify, inotify, SysV and POSIX IPC, memfd,
   pipes, scheduling and priority calls, adjtimex, sethostname, klogctl: off the list.
 - **Exhausting the machine**: address space (``memory_mb``, which memfd and pipes, refused,
   cannot sidestep), one file's size (``file_mb``) and all files' (``disk_mb``, the size of
-  the private folder's tmpfs), ``files`` descriptors, one thread, no processes; this side
-  kills the worker when an action passes its wall time or its CPU seconds (threads and C
-  loops included), and the worker's RLIMIT_CPU is a backstop. Output is cut inside.
+  the private folder's tmpfs), their number (``inodes``, its inodes), ``files``
+  descriptors, one thread, no processes; this side kills the worker when an action passes
+  its wall time or its CPU seconds (threads and C loops included), and the worker's
+  RLIMIT_CPU is a backstop. Output is cut inside.
 - **The harness's own work**: call arguments have size limits (in the tool schemas), and
   each call has a deadline (``agents.call_s``) past which DuckDB is interrupted and the call
   is an error.
 - **Leftovers**: the private folder is a tmpfs of the worker's mount namespace, IPC objects
   cannot be made, and the worker is killed with its process group at the end. When the
   harness itself is killed, the worker's watcher (outside its PID namespace, holding the
-  end of a pipe only the harness writes) kills it, and the next start removes the empty
-  folders of harnesses that are gone.
+  end of a pipe only the harness writes) kills it, and the next start removes the
+  folders of harnesses that are gone: only real folders of its user with the mode it gives
+  them (another user may plant anything under such a name), never through a link, at any
+  depth without recursing (each folder's subfolders are moved up first), every call naming
+  one entry in an open folder; what it cannot remove is logged and left, never raised.
 
 Where the platform refuses namespaces (a container's seccomp profile, AppArmor's
 restriction of user namespaces), the worker says so in its layers (run.json's
 ``sandbox_layers``) and goes on with the rest: no capabilities, rlimits, Landlock and the
 allow-list still hold, so files outside still cannot be read or changed and other processes
 not reached; but it runs under the harness's uid (as root: root without capabilities),
-sees the names, sizes and times of files outside (Landlock does not cover stat), writes its
-folder on the real disk (the harness kills it when the folder passes ``disk_mb``, checked
-five times a second), and a worker whose harness was killed ends only when its CPU
-backstop runs out. The tests run every attack as root, as an unprivileged user and with
-namespaces refused (tests/agents/test_attacks.py).
+sees the names, sizes and times of files outside (Landlock does not cover stat; so also
+whether a host pid exists, ``/proc/<pid>``), and writes its folder on the real disk. The
+harness looks at that folder five times a second and kills the worker when it passes a
+limit: every entry (file, folder, link) is one of ``inodes`` and its own blocks count
+towards ``disk_mb``; folders nest at most 64 deep. The look is iterative, follows no link
+and stops at the first limit passed; between two looks the code may write what it can in
+0.2 s. A worker whose harness was killed ends only when its CPU backstop runs out, filling
+its folder meanwhile if it likes: the next start's sweep gives each folder 30 s. The tests
+run every attack as root, as an unprivileged user and with namespaces refused
+(tests/agents/test_attacks.py, tests/agents/test_sandbox_fallback.py).
+
+Issue 48 found in that mode: 1,500 nested folders raised RecursionError in the harness's
+recursive walk and removal (the disk check, ``close``, and the sweep at every later start,
+so that no sandbox started on the machine again; another user could plant such a folder
+under a dead harness's name); 58,000 folders and 32,000 links with long targets wrote about 350 MB
+against ``disk_mb=64``, the check counting only files; ``getsid`` and ``getpgid`` told
+whether a host pid exists (now allowed only of itself); and before Landlock ABI 3
+truncation of files outside was not controlled. Each is closed as written above.
+
+Landlock's guarantees grow with its ABI, which the worker reads at start and records in
+the layers (``landlock-abi-N``): ABI 1 (Linux 5.13) controls reading, writing and
+executing files, listing folders, and making and removing entries (and refuses every move
+or link of a file into another folder); ABI 2 (5.19) allows such moves within the rules
+(``REFER``); ABI 3 (6.2) controls truncation; ABI 4 (6.7) TCP bind and connect; ABI 5
+(6.10) ioctl on devices; ABI 6 (6.12) scopes abstract unix sockets and signals to the
+sandbox's own domain. The worker handles every file right of the running ABI (through
+ABI 5); network and scoping it leaves to the allow-list (no socket, no signal to another
+process). Below ABI 3 the layers also say ``landlock-no-truncate``: there the allow-list
+alone refuses truncation of files outside.
 
 Not prevented: the code reads the Python installation (public code, no data), uses its CPU
 and memory up to the limits, sees its own process's memory (the API's answers so far, which
-it was given anyway), and a kernel bug. Linux with Landlock (5.13+) and libseccomp is
-needed; where either is missing the sandbox refuses to start and says which.
+it was given anyway), and a kernel bug; where namespaces are refused, what is written above
+(the names outside, host pids by their ``/proc`` names, 0.2 s of writing past a limit).
+Linux with Landlock (5.13+) and libseccomp is needed; where either is missing the sandbox
+refuses to start and says which.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import selectors
-import shutil
 import signal
 import subprocess
 import sys
@@ -90,6 +122,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from gdelt_forecast.agents.sandbox_folder import DIR, over_limits, remove
 from gdelt_forecast.config import SandboxConfig
 from gdelt_forecast.errors import StageError
 
@@ -99,6 +132,8 @@ _START_S = 60.0
 _POLL_S = 0.2  # how often an action's CPU time is looked at
 _TICKS = os.sysconf("SC_CLK_TCK")
 _PREFIX = "gdelt-forecast-sandbox-"
+# A stale folder's worker may still be filling it (without namespaces it outlives its harness).
+_SWEEP_S = 30.0
 
 
 class SandboxError(StageError):
@@ -255,8 +290,8 @@ class Sandbox:
         limits = self.limits
         setup = {
             "folder": self._folder,
-            **limits.model_dump(include={"memory_mb", "file_mb", "disk_mb", "files", "wall_s",
-                                         "output_chars", "modules", "uid"}),
+            **limits.model_dump(include={"memory_mb", "file_mb", "disk_mb", "inodes", "files",
+                                         "wall_s", "output_chars", "modules", "uid"}),
             "gid": limits.uid,
             "cpu_total_s": limits.cpu_s * 50,  # the worker's own backstop; we watch each action
             "apis": self.apis,
@@ -302,8 +337,8 @@ class Sandbox:
                     self._checked = now
                     if self._cpu_s() > cpu_limit:
                         raise _Broken(f"the action used more than {self.limits.cpu_s} CPU s")
-                    if self._disk_mb() > self.limits.disk_mb:
-                        raise _Broken(f"its files hold more than {self.limits.disk_mb} MB")
+                    if over := self._over_disk():
+                        raise _Broken(over)
                 if not sel.select(min(deadline - now, _POLL_S)):
                     continue
                 chunk = os.read(self._from, 1 << 16)
@@ -327,16 +362,16 @@ class Sandbox:
             return 0.0
         return (int(fields[11]) + int(fields[12])) / _TICKS
 
-    def _disk_mb(self) -> float:
-        """What its folder holds, where no tmpfs of its own bounds it (no private root)."""
+    def _over_disk(self) -> str | None:
+        """Which limit its folder passed, where no tmpfs of its own bounds it (no private
+        root); None while it holds less."""
         if "private-root" in self.layers or not self._folder:
-            return 0.0
-        total = 0
-        for folder, _, names in os.walk(self._folder):
-            for name in names:
-                with suppress(OSError):
-                    total += os.lstat(os.path.join(folder, name)).st_blocks * 512
-        return total / (1 << 20)
+            return None
+        try:
+            top = os.open(self._folder, DIR)
+        except OSError:  # not there to hold anything
+            return None
+        return over_limits(top, self.limits)
 
     def _exit_reason(self) -> str:
         try:
@@ -361,7 +396,7 @@ class Sandbox:
         self._to = self._from = self._lifeline = -1
         self._buffer = b""
         if self._folder:
-            shutil.rmtree(self._folder, ignore_errors=True)
+            remove(self._folder, math.inf)  # its worker is dead: nothing can grow it
             self._folder = None
 
 
@@ -371,11 +406,12 @@ def _first(exc: ValidationError) -> str:
 
 
 def _remove_stale() -> None:
-    """Folders of sandboxes whose harness was killed (its pid is in the name)."""
+    """Folders of sandboxes whose harness was killed (its pid is in the name), of those
+    :func:`~gdelt_forecast.agents.sandbox_folder.remove` finds the harness made."""
     base = tempfile.gettempdir()
     for name in os.listdir(base):
         if (found := re.match(rf"{_PREFIX}(\d+)-", name)) and not _alive(int(found[1])):
-            shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+            remove(os.path.join(base, name), time.monotonic() + _SWEEP_S)
 
 
 def _alive(pid: int) -> bool:

@@ -119,8 +119,7 @@ def _lock_in(setup: dict, lifeline: int, channel: tuple[int, int]) -> tuple[list
     layers.append("no-capabilities")
     _limits(setup)
     layers.append("rlimits")
-    _landlock(folder, readable)
-    layers.append("landlock")
+    layers += _landlock(folder, readable)
     sandbox_filter.install(pyseccomp)
     layers.append("seccomp-allow-list")
     return layers, pid
@@ -174,8 +173,9 @@ def _pid_namespace(lifeline: int, channel: tuple[int, int]) -> int:
 def _new_root(folder: str, setup: dict, readable: list[str]) -> None:
     """A new root, a small read-only tmpfs holding only the Python installation (bind
     mounts, read-only) and /dev/null, with the private folder at its own path: a tmpfs of
-    ``disk_mb`` in all, the one writable place. The old root is detached: the release, the
-    data root, other users' files are not there to be named, let alone changed."""
+    ``disk_mb`` and ``inodes`` in all, the one writable place. The old root is detached:
+    the release, the data root, other users' files are not there to be named, let alone
+    changed."""
     sandbox_os.mount(None, "/", None, sandbox_os.MS_REC | sandbox_os.MS_PRIVATE)
     safe = sandbox_os.MS_NOSUID | sandbox_os.MS_NODEV
     sandbox_os.mount("sandbox-root", folder, "tmpfs", safe, "size=1m,mode=0755")
@@ -191,7 +191,7 @@ def _new_root(folder: str, setup: dict, readable: list[str]) -> None:
     sandbox_os.mount("/dev/null", folder + "/dev/null", None, sandbox_os.MS_BIND)
     work = folder + folder
     os.makedirs(work)
-    size = f"size={setup['disk_mb']}m,nr_inodes=4096,mode=0700"
+    size = f"size={setup['disk_mb']}m,nr_inodes={setup['inodes']},mode=0700"
     owner = (setup["uid"], setup["gid"]) if os.geteuid() == 0 else (os.geteuid(), os.getegid())
     sandbox_os.mount("sandbox-work", work, "tmpfs", safe, f"{size},uid={owner[0]},gid={owner[1]}")
     os.makedirs(folder + "/.old")
@@ -242,15 +242,22 @@ def _limits(setup: dict) -> None:
         resource.setrlimit(limit, (value, value))
 
 
-def _landlock(folder: str, readable: list[str]) -> None:
-    from landlock import FSAccess, Ruleset
+def _landlock(folder: str, readable: list[str]) -> list[str]:
+    """Every file access right this kernel's Landlock knows, refused but for reading the
+    installation and all in its own folder; returns its layers: ``landlock``, the ABI in
+    force (run.json shows what held), and below ABI 3 (Linux 6.2) ``landlock-no-truncate``:
+    Landlock does not see truncation there, and only the allow-list refuses the calls that
+    would truncate a file outside (see :mod:`~gdelt_forecast.agents.sandbox_filter`)."""
+    from landlock import FSAccess, Ruleset, landlock_abi_version
 
     read = FSAccess.READ_FILE | FSAccess.READ_DIR | FSAccess.EXECUTE
-    ruleset = Ruleset()
+    ruleset = Ruleset()  # all the rights of this ABI (FSAccess.all)
     ruleset.allow(*readable, rules=read)
     ruleset.allow(folder)  # everything, in its own folder
     ruleset.allow("/dev/null", rules=FSAccess.READ_FILE | FSAccess.WRITE_FILE)
     ruleset.apply()
+    abi = landlock_abi_version()
+    return ["landlock", f"landlock-abi-{abi}"] + (["landlock-no-truncate"] if abi < 3 else [])
 
 
 def _run(code: str, scope: dict, limit_chars: int) -> dict:

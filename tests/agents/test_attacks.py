@@ -69,6 +69,8 @@ SYSCALLS = {
     "fchownat": (260, -100, 0, 0, 0, 0), "utimensat": (280, -100, 0, 0, 0),
     "setxattr": (188, 0, 0, 0, 0, 0), "chmod": (90, 0, 0), "fchmod": (91, 0, 0),
     "mknod": (133, 0, 0, 0), "iopl": (172, 3), "modify_ldt": (154, 0, 0, 0), "vhangup": (153,),
+    "getsid": (124, "{victim}"), "getpgid": (121, "{victim}"), "truncate": (76, 0, 0),
+    "openat_read_trunc": (257, -100, 0, 0o1000), "openat2": (437, -100, 0, 0, 0),
 }  # fmt: skip
 
 # (name, code, what its step must show): "killed" (the sandbox stopped, the run goes on),

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from landlock import landlock_abi_version
 
 from gdelt_forecast.agents.sandbox import Sandbox
 from gdelt_forecast.config import SandboxConfig
@@ -20,8 +21,10 @@ OS = "[c for c in ().__class__.__mro__[1].__subclasses__() if c.__name__ == '_wr
 # Every layer, as root (a real uid of its own) and as an unprivileged user (a user namespace).
 LAYERS = [
     "process", "namespaces", "private-root", "no-capabilities", "rlimits", "landlock",
-    "seccomp-allow-list",
+    f"landlock-abi-{landlock_abi_version()}", "seccomp-allow-list",
 ]  # fmt: skip
+if landlock_abi_version() < 3:
+    LAYERS.insert(-1, "landlock-no-truncate")
 if os.geteuid() == 0:
     LAYERS.insert(3, "unprivileged-user")
 EVENT = {"date": "2025-08-01", "head_entity": "USA", "relation": "042", "tail_entity": "CHN"}
