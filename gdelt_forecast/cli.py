@@ -482,6 +482,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(printable(f"gdelt-forecast: {exc}"), file=sys.stderr)
         return 2
+    before = mended()
     try:
         # What a command prints may quote a page, a model or an argument: see _Escaped.
         with contextlib.redirect_stdout(_Escaped(sys.stdout)):
@@ -493,7 +494,8 @@ def main(argv: list[str] | None = None) -> int:
         print(printable(f"{name}: {exc}"), file=sys.stderr)
         return 1
     finally:
-        if found := mended():
+        found = {k: n - before.get(k, 0) for k, n in mended().items() if n > before.get(k, 0)}
+        if found:  # this command's own
             counts = ", ".join(f"{where} {n:,}" for where, n in found.items())
             print(f"{name}: texts mended where they entered: {counts}", file=sys.stderr)
 

@@ -33,6 +33,14 @@ subprocess rather than ``multiprocessing``: it works from daemonic processes too
 
 Failures never raise: ``Extracted.error`` is ``"<kind>: <detail>"`` with kind one of
 ``empty``, ``too_large``, ``bad_gzip``, ``no_text``, ``timeout``, ``crashed``, ``exception``.
+A declared charset that names no codec a page can be in (garbage, a bytes-to-bytes codec
+such as ``rot13``, a Python-only one such as ``unicode_escape``) is ignored, as browsers
+ignore an unknown label, and detection decides.
+
+Text is well-formed (:mod:`gdelt_forecast.wellformed`, boundary ``page``) where it enters:
+the decoded HTML, before lxml parses it, and every field of the result once more, the text
+that is stored (a character reference such as ``&#x7f;`` names a control character, which
+only trafilatura's own cleaning keeps out of the text today).
 """
 
 from __future__ import annotations
@@ -50,7 +58,7 @@ import sys
 import threading
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -59,6 +67,8 @@ import trafilatura
 from lxml.etree import Element
 from trafilatura.utils import decode_file
 from trafilatura.xml import xmltotxt
+
+from gdelt_forecast.wellformed import wellformed
 
 # trafilatura's own default cap (MAX_FILE_SIZE); a decompressed page past it is not an article.
 MAX_HTML_BYTES = 20_000_000
@@ -80,6 +90,11 @@ _GZIP_MAGIC = b"\x1f\x8b"
 # The WHATWG prescan looks at the first 1024 bytes; real pages put the tag later than that.
 _META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.I)
 _SNIFF_BYTES = 4096
+# Text codecs of Python's that are no page's charset (WHATWG Encoding names none of them):
+# they decode any bytes to garbage (the escapes even to NUL and lone surrogates) or fail.
+_NOT_CHARSETS = frozenset(
+    {"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape", "utf-7", "charmap"}
+)
 _WORDS = re.compile(r"\w+")
 # trafilatura's block elements, and the raw HTML ones its fallback extractors leave in place
 _TRAFILATURA_BLOCKS = {"p", "head", "list", "quote", "table", "code", "graphic"}
@@ -133,9 +148,17 @@ def extract(
 def extract_now(html: bytes | str, url: str | None = None, charset: str | None = None) -> Extracted:
     """``extract`` in the calling thread, without a time limit (what a worker runs)."""
     try:
-        return _extract(html, url, charset)
+        result = _extract(html, url, charset)
     except Exception as exc:  # recorded, never raised: the module's contract
-        return Extracted(error=f"exception: {type(exc).__name__}: {exc}")
+        result = Extracted(error=f"exception: {type(exc).__name__}: {exc}")
+    return _wellformed(result)
+
+
+def _wellformed(result: Extracted) -> Extracted:
+    """Every text of ``result`` written as is to Parquet and JSON: well-formed."""
+    return Extracted(
+        *(None if value is None else wellformed(value, "page") for value in astuple(result))
+    )
 
 
 def _extract(html: bytes | str, url: str | None, charset: str | None) -> Extracted:
@@ -146,7 +169,7 @@ def _extract(html: bytes | str, url: str | None, charset: str | None) -> Extract
             return Extracted(error=f"bad_gzip: {exc}")
     if len(html) > MAX_HTML_BYTES:
         return Extracted(error=f"too_large: over {MAX_HTML_BYTES} bytes")
-    text_html = _decode(html, charset) if isinstance(html, bytes) else html
+    text_html = _decode(html, charset) if isinstance(html, bytes) else wellformed(html, "page")
     if not text_html.strip():
         return Extracted(error="empty: no HTML")
 
@@ -207,8 +230,15 @@ def _gunzip(data: bytes) -> bytes:
 
 
 def _decode(data: bytes, charset: str | None) -> str:
-    """Bytes to text: a BOM, then valid UTF-8, then the declared charset (HTTP header, then
-    ``<meta>``), then trafilatura's detection (charset_normalizer, lossy UTF-8 at worst)."""
+    """Bytes to well-formed text: a BOM, then valid UTF-8, then the declared charset (HTTP
+    header, then ``<meta>``), then trafilatura's detection (charset_normalizer, lossy UTF-8
+    at worst). Never raises, whatever the bytes and the label."""
+    # Even valid UTF-8 holds NUL and control characters, and some codecs decode to lone
+    # surrogates: none of them is text a page means, and lxml refuses some.
+    return wellformed(_decode_declared(data, charset), "page")
+
+
+def _decode_declared(data: bytes, charset: str | None) -> str:
     if data.startswith(codecs.BOM_UTF8):
         return data[len(codecs.BOM_UTF8) :].decode("utf-8", errors="replace")
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
@@ -226,7 +256,7 @@ def _decode(data: bytes, charset: str | None) -> str:
         if codec:
             try:
                 return data.decode(codec)
-            except UnicodeDecodeError:
+            except UnicodeError:  # UnicodeDecodeError's base: what any text codec raises
                 continue
     return decode_file(data)
 
@@ -234,14 +264,17 @@ def _decode(data: bytes, charset: str | None) -> str:
 def _codec(label: str) -> str | None:
     """Python's codec for a declared charset label, as browsers read it, or None."""
     try:
-        name = codecs.lookup(label.strip()).name
-    except LookupError:
+        info = codecs.lookup(label.strip())
+    except (LookupError, ValueError):  # ValueError: a NUL or a lone surrogate in the label
         return None
+    name = info.name
     # Browsers read latin-1 and ASCII as windows-1252 (WHATWG Encoding), and a UTF-16 label
     # in a page whose <meta> could be read as ASCII is wrong (real UTF-16 has a BOM).
     if name in ("iso8859-1", "ascii"):
         return "cp1252"
-    return None if name.startswith("utf-16") else name
+    if name.startswith("utf-16") or name in _NOT_CHARSETS or not info._is_text_encoding:
+        return None
+    return name
 
 
 # --- worker processes ------------------------------------------------------------------------

@@ -63,6 +63,7 @@ from gdelt_forecast.config import ArticlesConfig, Config
 from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.progress import progress
 from gdelt_forecast.summary import StageSummary
+from gdelt_forecast.wellformed import wellformed
 
 log = logging.getLogger(__name__)
 
@@ -277,7 +278,9 @@ class _Fetcher:
     ) -> _Outcome:
         """Classify the final response and read an HTML body within the size cap."""
         status = out.http_status = resp.status
-        out.content_type = resp.headers.get("Content-Type")
+        # Header values are Latin-1 text that may hold NUL and controls; the ledger keeps it.
+        content_type = resp.headers.get("Content-Type")
+        out.content_type = None if content_type is None else wellformed(content_type, "page")
         mime = (out.content_type or "").split(";")[0].strip().lower()
         length = resp.headers.get("Content-Length", "")
         read_all = False
@@ -527,10 +530,11 @@ class _Store:
     def add(self, out: _Outcome) -> None:
         row = {
             "url": out.url,
-            "final_url": out.final_url,
+            # A redirect's Location, and errors that quote it, as well-formed text.
+            "final_url": out.final_url and wellformed(out.final_url, "page"),
             "status": out.status,
             "http_status": out.http_status,
-            "error": out.error,
+            "error": out.error and wellformed(out.error, "page"),
             "content_type": out.content_type,
             "bytes": None,
             "sha256": None,

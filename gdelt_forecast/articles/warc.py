@@ -11,7 +11,10 @@ after its last complete gzip member (``seal``). A run starts a new file past
 ``WARC_MAX_BYTES``.
 
 ``iter_pages`` reads every HTTP response of these or of any web archive's WARC (or ARC)
-files, gzipped or not; ``write_pages`` packages pages one already has as a WARC file.
+files, gzipped or not; ``write_pages`` packages pages one already has as a WARC file. A
+page's URLs and Content-Type come out well-formed (:mod:`gdelt_forecast.wellformed`,
+boundary ``page``): another archive's headers may hold NUL or control characters, which
+the documents' Parquet and a terminal should never see.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from warcio.warcwriter import WARCWriter
 
 from gdelt_forecast import __version__
 from gdelt_forecast.data_root import PAGES, DataRoot
+from gdelt_forecast.wellformed import wellformed
 
 SOURCE_HEADER = "GDELT-Forecast-Source-URI"
 WARC_MAX_BYTES = 1 << 30  # the customary WARC file size
@@ -234,17 +238,17 @@ def _page(record: ArcWarcRecord) -> Page | None:
     """The Page of an HTTP response record; None for any other record."""
     if record.rec_type != "response" or record.http_headers is None:
         return None
-    final_url = record.rec_headers.get_header("WARC-Target-URI") or ""
+    final_url = wellformed(record.rec_headers.get_header("WARC-Target-URI") or "", "page")
     try:
         status = int(record.http_headers.get_statuscode())
     except (TypeError, ValueError):
         return None
     return Page(
-        url=record.rec_headers.get_header(SOURCE_HEADER) or final_url,
+        url=wellformed(record.rec_headers.get_header(SOURCE_HEADER) or final_url, "page"),
         final_url=final_url,
         fetched_at=_warc_date(record.rec_headers.get_header("WARC-Date")),
         http_status=status,
-        content_type=record.http_headers.get_header("Content-Type") or "",
+        content_type=wellformed(record.http_headers.get_header("Content-Type") or "", "page"),
         # Decodes chunked transfer and gzip content encoding that other archives keep.
         body=record.content_stream().read(),
     )

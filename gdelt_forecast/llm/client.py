@@ -95,19 +95,26 @@ async def ask(
             retries += 1
             await asyncio.sleep(_wait_s(exc, llm.backoff_s, retries))
             continue
-        except OpenAIError as exc:  # another 4xx, or a reply that is no chat completion
+        except OpenAIError as exc:  # another 4xx
             result.error, result.reason = _describe(exc), REFUSED
             break
-        if completion.usage is not None:
-            result.prompt_tokens += completion.usage.prompt_tokens
-            result.completion_tokens += completion.usage.completion_tokens
-        choice = completion.choices[0] if completion.choices else None
+        except (ValueError, RecursionError) as exc:  # a body that is no JSON (or too deep)
+            result.error, result.reason = f"the reply is no JSON: {_describe(exc)}", REFUSED
+            break
+        try:
+            # The library hands the body over unchecked: any field may be missing or of
+            # another type, and is read here, where that is caught.
+            choice, message = _read(completion, result)
+        except (AttributeError, TypeError, ValueError, IndexError, KeyError) as exc:
+            result.error = f"the reply is no chat completion: {_describe(exc)}"
+            result.reason = REFUSED
+            break
         result.raw = _text(choice.message.content if choice else None)
         if request.answer is None:  # a message, as it comes (an agent's step)
             if choice is None:
                 result.error, result.reason = "the reply holds no message", REFUSED
                 break
-            result.answer, result.status = _message(choice), "ok"
+            result.answer, result.status = message, "ok"
             result.error, result.reason = "", ""
             break
         try:
@@ -131,6 +138,16 @@ async def ask(
         break
     result.latency_s = time.monotonic() - started
     return result
+
+
+def _read(completion, result: Result):
+    """The completion's first choice (None if none) and its message, its tokens counted."""
+    if completion.usage is not None:
+        prompt, done = int(completion.usage.prompt_tokens), int(completion.usage.completion_tokens)
+        result.prompt_tokens += prompt
+        result.completion_tokens += done
+    choice = completion.choices[0] if completion.choices else None
+    return choice, (_message(choice) if choice is not None else None)
 
 
 def _message(choice) -> dict[str, Any]:
@@ -196,4 +213,5 @@ def _wait_s(exc: Exception, backoff_s: float, retry: int) -> float:
 
 
 def _describe(exc: Exception) -> str:
-    return f"{type(exc).__name__}: {exc}"[:300]
+    # The server's own words (an error reply's message) are text from outside too.
+    return wellformed(f"{type(exc).__name__}: {exc}"[:300], "llm reply")

@@ -12,11 +12,22 @@ from __future__ import annotations
 import re
 
 _NONE = re.compile(r"^\W*none\W*$", re.IGNORECASE)
-_ETC = re.compile(r"[;,]?\s*etc\.?$", re.IGNORECASE)
 
 
 def _marker(number: int) -> re.Pattern[str]:
-    return re.compile(rf"(?:^|(?<=[\n;:.]))\s*{number}[.)]\s+")
+    # Blanks but no newline before the number: a newline is a separator itself, so a run of
+    # blank lines is not scanned again from each of its characters (quadratic on a long one).
+    return re.compile(rf"(?:^|(?<=[\n;:.]))[^\S\n]*{number}[.)]\s+")
+
+
+def _etc(item: str) -> str:
+    """The prompt's own "etc." echoed back, cut from the stripped last item; by hand, since
+    the pattern ``[;,]?\\s*etc\\.?$`` backtracks over every run of blanks (quadratic)."""
+    for tail in ("etc.", "etc"):
+        if item.lower().endswith(tail):
+            item = item[: -len(tail)].rstrip()
+            return item[:-1] if item.endswith((";", ",")) else item
+    return item
 
 
 def parse_numbered(text: str) -> list[str]:
@@ -34,6 +45,6 @@ def parse_numbered(text: str) -> list[str]:
         following = _marker(number).search(text, found.end())
         items.append(text[found.end() : following.start() if following else len(text)])
         found = following
-    items[-1] = _ETC.sub("", items[-1].strip())  # the prompt's own "etc." echoed back
+    items[-1] = _etc(items[-1].strip())
     cleaned = [item.strip().rstrip(";").strip() for item in items]
     return [item for item in cleaned if item]

@@ -43,6 +43,7 @@ import pyarrow.parquet as pq
 from gdelt_forecast.contract.names import LEVELS
 from gdelt_forecast.errors import StageError
 from gdelt_forecast.reference import tables
+from gdelt_forecast.wellformed import wellformed, wellformed_value
 
 EPSILON = 1e-10  # MIRAI's constant against log(0), added to both distributions
 # The issue's counts, then two about the predictions file itself: lines without a readable
@@ -90,6 +91,7 @@ def codebook() -> Codebook:
 
 _QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2018": "'", "\u2019": "'"})
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
+_ANSWER_END = re.compile(r"</answer>", re.IGNORECASE)
 _FINAL_ANSWER = re.compile(r"final\s*answer\s*:?", re.IGNORECASE)
 
 
@@ -116,7 +118,10 @@ def parse_prediction(raw: object) -> dict | None:
 
 
 def _candidates(text: str) -> Iterator[str]:
-    tags = _ANSWER_TAG.findall(text)
+    # Only up to the last closing tag: an opening tag with none after it would have the
+    # search scan to the end of the text, once per such tag (minutes for a hostile line).
+    end = max((m.end() for m in _ANSWER_END.finditer(text)), default=0)
+    tags = _ANSWER_TAG.findall(text, 0, end)
     if tags:
         yield _first_braced(tags[-1]) or tags[-1]
     finals = list(_FINAL_ANSWER.finditer(text))
@@ -150,7 +155,7 @@ def _load_dict(text: str) -> dict | None:
     text = text.strip()
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past the parser's limit
         try:
             value = ast.literal_eval(text)  # never eval(): predictions are untrusted text
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -310,20 +315,32 @@ def load_queries(path: Path) -> list[Query]:
     return [_query(record, path) for record in records]
 
 
-def _query(record: dict, path: Path) -> Query:
-    if "query_id" not in record:
-        raise ValueError(f"{path}: a query has no query_id: {record}")
+def _query(record: object, path: Path) -> Query:
+    """One query; a ValueError naming it (never its hostile content) when it is malformed."""
+    if not isinstance(record, dict) or "query_id" not in record:
+        raise ValueError(f"{path}: a query is {_what(record, 'query_id')}")
+    query_id = wellformed(str(record["query_id"]), "queries")
     answer = record.get("answer")
     if isinstance(answer, str):
         answer = _load_dict(answer)  # JSON from the builder; Python repr from MIRAI's CSVs
-    elif answer is None and record.get("answer_list") is not None:
+    elif answer is None and _codes(record.get("answer_list")):
         answer = {}
         for code in sorted(record["answer_list"]):
             answer.setdefault(code[:2], []).append(code)
-    if not isinstance(answer, dict):
-        raise ValueError(f"{path}: query {record['query_id']} has no readable answer")
+    # answer_codes checks the codes; their types are checked here (a code that is no
+    # string, or a key that lists no codes, is no answer).
+    if not isinstance(answer, dict) or not all(_codes(codes) for codes in answer.values()):
+        raise ValueError(f"{path}: query {query_id} has no readable answer")
     horizon = record.get("horizon")
-    return Query(str(record["query_id"]), answer, None if horizon is None else int(horizon))
+    try:
+        horizon = None if horizon is None else int(horizon)
+    except (TypeError, ValueError, OverflowError):  # a list, a word, NaN, Infinity
+        raise ValueError(f"{path}: query {query_id} has no whole-number horizon") from None
+    return Query(query_id, answer, horizon)
+
+
+def _codes(value: object) -> bool:
+    return isinstance(value, list | tuple) and all(isinstance(code, str) for code in value)
 
 
 def _jsonl(path: Path) -> Iterator[dict]:
@@ -334,6 +351,8 @@ def _jsonl(path: Path) -> Iterator[dict]:
                     yield json.loads(line)
                 except ValueError as e:
                     raise ValueError(f"{path}:{number}: not JSON: {e}") from None
+                except RecursionError:  # arrays or objects nested past the parser's limit
+                    raise ValueError(f"{path}:{number}: not JSON: nested too deeply") from None
 
 
 BAD_LINES_SHOWN = 10
@@ -357,10 +376,12 @@ def load_predictions(path: Path, key: str = "query_id") -> tuple[dict[str, objec
     """``key`` value -> raw prediction (the last line of an id wins: a file appended to by a
     re-run ends with its newest answers), and counts of bad and repeated lines.
 
-    A line that is not a JSON object with a ``key`` (or not UTF-8) only counts as a bad line
-    (its record scores as missing), but a file whose every line is one (a JSON array, plain
-    text, a CSV) is not a predictions file: ValueError naming its first line. An empty file
-    is no error.
+    A line that is not a JSON object with a ``key`` (or not UTF-8, or nested past the JSON
+    parser's limit) only counts as a bad line (its record scores as missing), but a file
+    whose every line is one (a JSON array, plain text, a CSV) is not a predictions file:
+    ValueError naming its first line. An empty file is no error. Ids and predictions are
+    well-formed text (:mod:`gdelt_forecast.wellformed`): a lone surrogate or a NUL escaped in
+    a JSON string is replaced, as it could be written nowhere else (a report, a cache).
     """
     predictions: dict[str, object] = {}
     counts = LineCounts()
@@ -371,19 +392,28 @@ def load_predictions(path: Path, key: str = "query_id") -> tuple[dict[str, objec
             except UnicodeDecodeError as exc:
                 counts.add_bad(f"line {number} is not UTF-8 ({exc.reason} at byte {exc.start})")
                 continue
+            if number == 1:
+                line = line.removeprefix("\ufeff")  # a BOM some editors write first
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
             except ValueError:
                 record = _NOT_JSON
+            except RecursionError:
+                record = _TOO_DEEP
             if not isinstance(record, dict) or record.get(key) is None:
                 # no id to blame: that record counts as missing
                 counts.add_bad(f"line {number} is {_what(record, key)}")
                 continue
-            record_id = str(record[key])
+            try:
+                record_id = wellformed(str(record[key]), "predictions")
+                prediction = wellformed_value(record.get("prediction"), "predictions")
+            except RecursionError:  # parsed, but too deep to walk (or print) once more
+                counts.add_bad(f"line {number} is {_what(_TOO_DEEP, key)}")
+                continue
             counts["duplicate_ids"] += record_id in predictions
-            predictions[record_id] = record.get("prediction")
+            predictions[record_id] = prediction
     if counts.bad and not predictions:
         raise ValueError(
             f"{path}: no line is a JSON object with a {key} ({counts.bad[0]}): predictions are "
@@ -427,12 +457,15 @@ def coverage(ids: set[str], predictions: dict, counts: LineCounts) -> dict:
 
 
 _NOT_JSON = object()
+_TOO_DEEP = object()
 _JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 
 
 def _what(record: object, key: str) -> str:
     if record is _NOT_JSON:
         return "not JSON"
+    if record is _TOO_DEEP:
+        return "JSON nested too deeply"
     if isinstance(record, dict):
         return f"an object without a {key}"
     return f"a JSON {_JSON_TYPES.get(type(record), 'null')}"

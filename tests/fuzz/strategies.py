@@ -4,6 +4,8 @@ hostile strings found so far, always tried first."""
 
 from __future__ import annotations
 
+import unicodedata
+
 from hypothesis import strategies as st
 
 # Every code point, surrogates too (hypothesis leaves out category Cs unless told).
@@ -36,3 +38,22 @@ JSON = st.recursive(
 def nested(depth: int) -> str:
     """A JSON text ``depth`` lists deep: past the parser's recursion limit when deep enough."""
     return "[" * depth + "]" * depth
+
+
+def assert_wellformed(value) -> None:
+    """Every string of a JSON value (keys too) writable: checked by each character's Unicode
+    category, independently of the code under test (no surrogate, no control character but
+    tab, newline and carriage return, no byte-order mark)."""
+    if isinstance(value, str):
+        for char in value:
+            if char not in "\t\n\r":
+                assert unicodedata.category(char) not in ("Cs", "Cc"), repr(char)
+                assert char != "\ufeff"
+        value.encode("utf-8")
+    elif isinstance(value, list):
+        for item in value:
+            assert_wellformed(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            assert_wellformed(key)
+            assert_wellformed(item)

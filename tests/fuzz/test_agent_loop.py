@@ -70,6 +70,7 @@ def test_any_reply_ends_the_run_and_everything_written_reads_back(server, releas
         ]
     )
     @example(replies=[{"content": "Final Answer: \udc00", "calls": []}])
+    @example(replies=[{"content": 'Final Answer: {"01": ' + nested(5_000) + "}", "calls": []}])
     @example(replies=[{"content": "", "calls": [{"name": "\ud800", "arguments": "\ud800"}]}])
     @example(replies=[{"content": "", "calls": [{"name": "run_code", "arguments": nested(10**5)}]}])
     def check(replies):

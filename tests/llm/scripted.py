@@ -3,9 +3,14 @@
 ``POST /v1/chat/completions`` answers by the last user message (the prompt): each prompt has
 a list of actions, one used per request, the last one repeated; a prompt with no script gets
 a valid answer; a ``player`` (a function of the request's body), when set, answers every
-request instead, with an assistant message (content and tool calls) and its token counts.
+request instead, with an assistant message (content and tool calls) and its token counts,
+or with a whole reply of its own (``{"body": ..., "status": ...}``, as ``raw`` makes one).
 ``GET /v1/models`` lists ``MODEL``. The server records every chat request and the most
 requests it held at once.
+
+Replies go out as a real server sends them, JSON with ``ensure_ascii``: a lone surrogate in
+a content or a tool call travels as its escape (``"\\ud800"``). ``raw`` sends a body byte for
+byte (a JSON text written by hand, bytes that are no UTF-8, no JSON at all).
 """
 
 from __future__ import annotations
@@ -37,6 +42,31 @@ def error(status: int, delay: float = 0.0, **headers: str) -> dict[str, Any]:
     return {"status": status, "delay": delay, "headers": headers}
 
 
+def raw(body: str | bytes, status: int = 200, delay: float = 0.0) -> dict[str, Any]:
+    """A reply whose body is ``body`` as it stands (a str is sent as UTF-8, a lone surrogate
+    in it as the escape JSON would give it, so a hand-written JSON text may hold any)."""
+    if isinstance(body, str):
+        body = body.encode("utf-8", "backslashreplace")
+    return {"status": status, "body": body, "delay": delay}
+
+
+def completion(
+    content: str | None, tool_calls: list | None = None, finish: str = "stop", model: str = MODEL
+) -> dict[str, Any]:
+    """A chat completion's JSON, as the server sends it (for ``raw`` to send it altered)."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {**USAGE, "total_tokens": sum(USAGE.values())},
+    }
+
+
 def valid(prompt: str) -> dict[str, Any]:
     return {"events": [f"answer to {prompt}"]}
 
@@ -54,7 +84,7 @@ class ScriptedServer:
         self.script: dict[str, list[dict[str, Any]]] = {}
         self.requests: list[dict[str, Any]] = []
         self.model_lists = 0
-        self.player = None  # body -> {"content", "tool_calls", "usage"}
+        self.player = None  # body -> {"content", "tool_calls", "usage"}, or a raw() reply
         self.in_flight = self.max_in_flight = 0
         self.lock = threading.Lock()
         self.release = threading.Event()  # ends every pending delay (teardown)
@@ -86,7 +116,10 @@ class ScriptedServer:
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             player = self.player
         if player is not None:  # outside the lock: a player may make its request wait
-            return {"status": 200, "delay": 0.0, "played": player(body)}
+            played = player(body)
+            if "body" in played:  # a whole reply of its own (raw)
+                return {"status": 200, "delay": 0.0, **played}
+            return {"status": 200, "delay": 0.0, "played": played}
         with self.lock:
             actions = self.script.get(prompt) or [answer(valid(prompt))]
             return actions.pop(0) if len(actions) > 1 else actions[0]
@@ -109,6 +142,9 @@ class ScriptedServer:
                 # once this reply arrives) never overlaps it in the count.
                 with server.lock:
                     server.in_flight -= 1
+                if "body" in action:
+                    self._send(action["status"], action["body"], action)
+                    return
                 if action["status"] != 200:
                     self._send(action["status"], {"error": {"message": "scripted"}}, action)
                     return
@@ -131,8 +167,8 @@ class ScriptedServer:
                     },
                 )
 
-            def _send(self, status: int, payload: dict, action: dict | None = None) -> None:
-                data = json.dumps(payload).encode()
+            def _send(self, status: int, payload: dict | bytes, action: dict | None = None) -> None:
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
                     for name, value in (action or {}).get("headers", {}).items():
