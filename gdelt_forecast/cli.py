@@ -494,8 +494,7 @@ def main(argv: list[str] | None = None) -> int:
         print(printable(f"{name}: {exc}"), file=sys.stderr)
         return 1
     finally:
-        found = {k: n - before.get(k, 0) for k, n in mended().items() if n > before.get(k, 0)}
-        if found:  # this command's own
+        if found := mended(since=before):  # this command's own
             counts = ", ".join(f"{where} {n:,}" for where, n in found.items())
             print(f"{name}: texts mended where they entered: {counts}", file=sys.stderr)
 

@@ -73,10 +73,19 @@ def unwritable(text: str) -> str | None:
     return None if found is None else f"{found[0]!r} at character {found.start()}"
 
 
-def mended() -> dict[str, int]:
-    """How many texts each boundary has mended in this process so far."""
+def mended(since: dict[str, int] | None = None) -> dict[str, int]:
+    """How many texts each boundary has mended in this process so far, or since an earlier
+    ``mended()`` (a command's own, an extraction's)."""
     with _lock:
-        return dict(sorted(_mended.items()))
+        now = dict(sorted(_mended.items()))
+    since = since or {}
+    return {k: n - since.get(k, 0) for k, n in now.items() if n > since.get(k, 0)}
+
+
+def count_mended(counts: dict[str, int]) -> None:
+    """Add what another process mended (an extraction worker's) to this one's counts."""
+    with _lock:
+        _mended.update(counts)
 
 
 def printable(text: str) -> str:

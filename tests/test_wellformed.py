@@ -135,3 +135,13 @@ def test_the_site_shows_a_mended_text(tmp_path):
     Pages(tmp_path).data("hostile.js", texts)
     written = (tmp_path / "hostile.js").read_text(encoding="ascii")
     assert json.loads(written.removeprefix("window.SITE_DATA = ").rstrip(";\n")) == texts
+
+
+def test_what_an_extraction_worker_mended_is_counted_in_the_caller():
+    from gdelt_forecast.articles.extract import extract
+
+    before = mended()
+    body = b"<p>" + b"Words of a paragraph long enough to be the text. " * 20 + b"\x00</p>"
+    page = extract(b"<html><head><title>A\x01title</title></head><body>" + body + b"</body>")
+    assert page.title == "A\ufffdtitle" and page.text.endswith("\ufffd")
+    assert mended(since=before) == {"page": 1}

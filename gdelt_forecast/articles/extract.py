@@ -68,7 +68,7 @@ from lxml.etree import Element
 from trafilatura.utils import decode_file
 from trafilatura.xml import xmltotxt
 
-from gdelt_forecast.wellformed import wellformed
+from gdelt_forecast.wellformed import count_mended, mended, wellformed
 
 # trafilatura's own default cap (MAX_FILE_SIZE); a decompressed page past it is not an article.
 MAX_HTML_BYTES = 20_000_000
@@ -133,7 +133,7 @@ def extract(
         if not worker.conn.poll(timeout_s):
             worker.kill()
             return Extracted(error=f"timeout: no result after {timeout_s:g} s")
-        result = worker.conn.recv()
+        result, mended_there = worker.conn.recv()
     except (EOFError, OSError):  # the worker died: a crash in lxml, or killed for memory
         code = worker.exitcode()
         worker.kill()
@@ -142,6 +142,7 @@ def extract(
         worker.kill()
         return Extracted(error=f"exception: {type(exc).__name__}: {exc}")
     _pool.release(worker)
+    count_mended(mended_there)
     return result
 
 
@@ -353,7 +354,8 @@ class _Pool:
 
 
 def _serve(fd: int) -> None:
-    """A worker's loop: one (html, url, charset) in, one ``Extracted`` out, until EOF."""
+    """A worker's loop: one (html, url, charset) in, one ``Extracted`` out with the texts it
+    mended (counted by the caller's process, which reports them), until EOF."""
     # Ctrl-C is the caller's to handle: the worker ends when the caller closes the socket.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Failures are in Extracted.error; without a handler trafilatura's warnings hit stderr.
@@ -363,7 +365,9 @@ def _serve(fd: int) -> None:
     while True:
         try:
             html, url, charset = conn.recv()
-            conn.send(extract_now(html, url, charset))
+            before = mended()
+            result = extract_now(html, url, charset)
+            conn.send((result, mended(since=before)))
         except (EOFError, OSError):  # the caller closed its end or exited
             return
 
