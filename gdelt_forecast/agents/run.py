@@ -113,7 +113,7 @@ def run_agents(
     if samples > 1 and cfg.llm.temperature == 0:
         raise AgentError("agent: --samples > 1 draws the same answer K times at temperature 0; "
                          "set llm.temperature (MIRAI samples at 0.4)")  # fmt: skip
-    t0 = time.monotonic()
+    t0, before = time.monotonic(), mended()
     folder = release_folder(release, cfg)
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     name = run_name(cfg, split, action, apis, samples)
@@ -161,7 +161,7 @@ def run_agents(
         "seed": cfg.llm.seed,
         "sandbox_layers": layers,
         **_tools(steps, action),
-        "mended": mended(),
+        "mended": mended(since=before),  # this run's own, by boundary
         "finished": datetime.now(UTC).replace(microsecond=0).isoformat(),
         "summary": summary.to_dict(),
     }

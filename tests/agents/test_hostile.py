@@ -67,13 +67,13 @@ def test_lone_surrogates_in_arguments_and_replies_end_the_run_and_read_back(
     assert {s["thought"] for s in steps if s["step"] == 1} == {f"Thought: {REPLACEMENT} step 0"}
     journal = Path(summary.path) / "journal" / "steps.jsonl"
     assert len(journal.read_text(encoding="utf-8").splitlines()) == len(steps)
-    # The answers were cached; a second run reads them back and sends nothing.
+    meta = json.loads((Path(summary.path) / "run.json").read_text(encoding="utf-8"))
+    assert meta["mended"]["llm reply"] >= 1 and meta["mended"]["tool argument"] >= 1
+    # The answers were cached (mended); a second run reads them back and sends nothing.
     asked = len(server.requests)
     (Path(summary.path) / "journal").rename(tmp_path / "old-journal")
     again = run_agents(cfg, str(release), "subset", "function")
     assert len(server.requests) == asked and again.end_states == summary.end_states
-    meta = json.loads((Path(summary.path) / "run.json").read_text(encoding="utf-8"))
-    assert meta["mended"]["llm reply"] >= 1 and meta["mended"]["tool argument"] >= 1
 
 
 def test_an_event_only_run_is_refused_news_and_says_what_it_called(server, release, tmp_path):
@@ -120,6 +120,15 @@ def test_the_leaderboard_marks_a_run_that_called_a_tool_outside_its_set(server, 
     assert row["outside_apis"] == 2
     shown = leaderboard.render(board, release.name, {})
     assert "news!" in shown and "called tools outside its API set" in shown
+    from gdelt_forecast.site import boards
+    from gdelt_forecast.site.releases import Release
+    from gdelt_forecast.site.render import Pages
+
+    manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
+    shown_release = Release(release, manifest, (), True)
+    boards.write(Pages(tmp_path / "site"), shown_release, [row], set())
+    page = (tmp_path / "site" / release.name / "leaderboard.html").read_text(encoding="utf-8")
+    assert "(called outside its set)" in page
 
 
 def test_the_cli_prints_a_hostile_release_name_escaped(tmp_path, capsys):
