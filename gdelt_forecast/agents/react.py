@@ -36,6 +36,7 @@ FINAL, MAX_STEPS, INVALID, REPEATED = (
     "Final Answer", "Max Steps Exceeded", "Invalid Action", "Repeated Actions")  # fmt: skip
 TOKENS, TIME, LLM_ERROR = "Max Token Length Exceeded", "Execution Time Exceeded", "LLM Error"
 END_STATES = (FINAL, MAX_STEPS, INVALID, REPEATED, TOKENS, TIME, LLM_ERROR)
+REPEATED_STEP = "Repeated Action"  # an action not run again
 
 # MIRAI's notes after an invalid or a repeated action (agents/react_agents.py).
 _NOTE = {
@@ -200,7 +201,7 @@ class Agent:
                     "Early stop due to repeated actions."
                 )
             elif performed[key] > 1:
-                step.state, observation = "Repeated Action", _REPEATED
+                step.state, observation = REPEATED_STEP, _REPEATED
             else:
                 acted = time.monotonic()
                 observation, error = await act(call["name"], call["arguments"])

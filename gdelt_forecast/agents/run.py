@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gdelt_forecast.agents import leaderboard, prompts
-from gdelt_forecast.agents.react import END_STATES, Agent, Query, Run
+from gdelt_forecast.agents.react import END_STATES, REPEATED, REPEATED_STEP, Agent, Query, Run
 from gdelt_forecast.config import Config
 from gdelt_forecast.contract.names import QUERIES
 from gdelt_forecast.data_root import DataRoot
@@ -233,13 +233,15 @@ async def _run_all(cfg, folder: Path, todo, action, apis, history_start, journal
 def _tools(steps: list[dict], action: str) -> dict[str, dict[str, int]]:
     """What the traces asked for: ``tools_called``, each tool the action ran (an environment
     function, or ``run_code``), and ``tools_refused``, the rest (outside the run's set, or no
-    tool at all), never run. The leaderboard marks a run that called outside its set."""
+    tool at all), never run; a repeated action is neither, as it is not run again. The
+    leaderboard marks a run that called outside its set."""
     runs = {"run_code"} if action == "code" else set(TOOLS)
     called, refused = Counter(), Counter()
     for s in steps:
-        if s["tool"] is not None:
-            ran = s["tool"] in runs and REFUSED not in (s["error"] or "")
-            (called if ran else refused)[s["tool"]] += 1
+        if s["tool"] is None or s["state"] in (REPEATED_STEP, REPEATED):
+            continue  # no action, or one not run again
+        ran = s["tool"] in runs and REFUSED not in (s["error"] or "")
+        (called if ran else refused)[s["tool"]] += 1
     return {"tools_called": dict(sorted(called.items())),
             "tools_refused": dict(sorted(refused.items()))}  # fmt: skip
 

@@ -70,6 +70,12 @@ def test_any_reply_ends_the_run_and_everything_written_reads_back(server, releas
         ]
     )
     @example(replies=[{"content": "Final Answer: \udc00", "calls": []}])
+    # A refused call repeated (not run again) once counted as called (make fuzz found it).
+    @example(
+        replies=[
+            {"content": "\ud800", "calls": [{"name": "get_news_articles", "arguments": "\ud800"}]}
+        ]
+    )
     @example(replies=[{"content": 'Final Answer: {"01": ' + nested(5_000) + "}", "calls": []}])
     @example(replies=[{"content": "", "calls": [{"name": "\ud800", "arguments": "\ud800"}]}])
     @example(replies=[{"content": "", "calls": [{"name": "run_code", "arguments": nested(10**5)}]}])
