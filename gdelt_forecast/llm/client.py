@@ -162,7 +162,7 @@ def _message(choice) -> dict[str, Any]:
             }
             for c in calls
             if c.type == "function"
-        ],  # fmt: skip
+        ],
         "finish_reason": choice.finish_reason,
     }
 
