@@ -68,7 +68,7 @@ test: lint
 	$(BIN)/pytest -q
 
 # The property tests (marked fuzz) with many random examples (the fuzz profile of
-# tests/conftest.py), pass after pass with a new seed while FUZZ_S seconds have not gone (a
+# tests/fuzz/conftest.py), pass after pass with a new seed while FUZZ_S seconds have not gone (a
 # pass takes about four minutes on 2 cores, and the last one started finishes); hypothesis's
 # database (.hypothesis/) keeps what failed, and a failure found is added as an @example.
 FUZZ_S ?= 600

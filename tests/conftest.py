@@ -14,7 +14,6 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
 
 # A TCP port free on 127.0.0.1 now, for a server a test starts: the benches' helper.
 from bench.harness.servers import free_port  # noqa: F401
@@ -22,19 +21,6 @@ from gdelt_forecast.config import Config, load_config
 from gdelt_forecast.gdelt import bronze, mirror
 from gdelt_forecast.gdelt.masterfile import SlotFile
 from gdelt_forecast.gdelt.parse import parse_bytes
-
-# The property tests (tests/fuzz/, marked fuzz): bounded and repeatable in `make test`, long
-# and random in `make fuzz`, which chooses the profile. No deadline: a loaded CI machine's
-# slow example is no failure; each boundary's own deadline is what a test asserts.
-settings.register_profile(
-    "ci", max_examples=25, derandomize=True, deadline=None, database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)  # fmt: skip
-settings.register_profile(
-    "fuzz", max_examples=500, deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)  # fmt: skip
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gdelt"
 SLOT = "20250807220000"

@@ -1,0 +1,21 @@
+"""The property tests' settings, here so that only what runs them needs hypothesis (the vLLM
+environment runs tests/vllm without it)."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+# The property tests (tests/fuzz/, marked fuzz): bounded and repeatable in `make test`, long
+# and random in `make fuzz`, which chooses the profile. No deadline: a loaded CI machine's
+# slow example is no failure; each boundary's own deadline is what a test asserts.
+settings.register_profile(
+    "ci", max_examples=25, derandomize=True, deadline=None, database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)  # fmt: skip
+settings.register_profile(
+    "fuzz", max_examples=500, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)  # fmt: skip
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
