@@ -2,7 +2,7 @@
 
 Each place is a path relative to the root (POSIX, as a bucket's keys are), so the same
 description names a local file (:meth:`DataRoot.path`) and what a bucket's working copy
-pulls (:mod:`gdelt_forecast.stages`). ``../shared/DESIGN.md`` has the layout's contract.
+pulls (:mod:`gdelt_forecast.stages`). docs/architecture.md ("The data root") draws the layout.
 """
 
 from __future__ import annotations
