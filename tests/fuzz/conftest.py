@@ -1,11 +1,15 @@
 """The property tests' settings, here so that only what runs them needs hypothesis (the vLLM
-environment runs tests/vllm without it)."""
+environment runs tests/vllm without it), and the scripted OpenAI-compatible server that
+those of the model's boundary answer through."""
 
 from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.llm.scripted import ScriptedServer
 
 # The property tests (tests/fuzz/, marked fuzz): bounded and repeatable in `make test`, long
 # and random in `make fuzz`, which chooses the profile. No deadline: a loaded CI machine's
@@ -19,3 +23,10 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )  # fmt: skip
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="module")
+def server():
+    scripted = ScriptedServer()
+    yield scripted
+    scripted.stop()

@@ -43,17 +43,19 @@ def nested(depth: int) -> str:
 def assert_wellformed(value) -> None:
     """Every string of a JSON value (keys too) writable: checked by each character's Unicode
     category, independently of the code under test (no surrogate, no control character but
-    tab, newline and carriage return, no byte-order mark)."""
-    if isinstance(value, str):
-        for char in value:
-            if char not in "\t\n\r":
-                assert unicodedata.category(char) not in ("Cs", "Cc"), repr(char)
-                assert char != "\ufeff"
-        value.encode("utf-8")
-    elif isinstance(value, list):
-        for item in value:
-            assert_wellformed(item)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            assert_wellformed(key)
-            assert_wellformed(item)
+    tab, newline and carriage return, no byte-order mark). Walked without recursion: values
+    nest deep here."""
+    stack = [value]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            for char in value:
+                if char not in "\t\n\r":
+                    assert unicodedata.category(char) not in ("Cs", "Cc"), repr(char)
+                    assert char != "\ufeff"
+            value.encode("utf-8")
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            stack.extend(value)
+            stack.extend(value.values())

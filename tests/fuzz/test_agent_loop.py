@@ -18,7 +18,7 @@ from gdelt_forecast.agents.react import END_STATES
 from gdelt_forecast.agents.run import run_agents
 from gdelt_forecast.environment import TOOLS
 from tests.fuzz.strategies import JSON, LONG_TEXT, TEXT, nested
-from tests.llm.scripted import ScriptedServer, llm_config
+from tests.llm.scripted import llm_config
 from tests.release.conftest import demo_cfg, offline_hub, release  # noqa: F401
 
 pytestmark = pytest.mark.fuzz
@@ -30,13 +30,6 @@ CALL = st.fixed_dictionaries({"name": NAMES, "arguments": ARGUMENTS})
 REPLY = st.fixed_dictionaries({"content": LONG_TEXT, "calls": st.lists(CALL, max_size=2)})
 # A whole run costs a few seconds: a fraction of the profile's examples.
 FEW = settings(max_examples=max(3, settings.default.max_examples // 5))
-
-
-@pytest.fixture(scope="module")
-def server():
-    scripted = ScriptedServer()
-    yield scripted
-    scripted.stop()
 
 
 def player(replies: list[dict]):

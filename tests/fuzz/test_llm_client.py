@@ -29,7 +29,7 @@ from gdelt_forecast.llm.cache import AnswerCache
 from gdelt_forecast.llm.client import REASONS
 from gdelt_forecast.wellformed import mended, wellformed, wellformed_value
 from tests.fuzz.strategies import HOSTILE, JSON, LONG_TEXT, TEXT, assert_wellformed, nested
-from tests.llm.scripted import ScriptedServer, completion, llm_config, raw, request
+from tests.llm.scripted import completion, llm_config, raw, request
 
 pytestmark = pytest.mark.fuzz
 
@@ -39,13 +39,6 @@ pytestmark = pytest.mark.fuzz
 CALLS = settings(max_examples=min(settings.default.max_examples, 200))
 STATUSES = ["ok", "fallback", "failed"]
 TOOLS = [{"type": "function", "function": {"name": "look", "parameters": {"type": "object"}}}]
-
-
-@pytest.fixture(scope="module")
-def server():
-    scripted = ScriptedServer()
-    yield scripted
-    scripted.stop()
 
 
 def reply(content, tool_calls=None, finish="stop") -> dict:

@@ -51,13 +51,6 @@ def demo(tmp_path_factory) -> Path:
     return demo_month(base / "data", base / "mirror").data_root
 
 
-@pytest.fixture(scope="module")
-def server():
-    scripted = ScriptedServer()
-    yield scripted
-    scripted.stop()
-
-
 # --- answers --------------------------------------------------------------------------------
 
 
@@ -247,42 +240,39 @@ def test_llm_timelines_finish_and_read_back(demo, server, plans, texts, seed):
         assert len(atoms) == summary.atomic_events
 
 
+def after_model_timelines(demo, server, player, stage: str, file_of, *overrides: str) -> None:
+    """``stage`` over the timelines the same model wrote, so its text goes on into the
+    stage's records: every call settled, every output read back, each record counted in
+    its file (``file_of(task)``)."""
+    with tempfile.TemporaryDirectory() as folder, played(server, player):
+        root = fresh_root(demo, folder)
+        cfg = config(root, server, "timelines.method=llm", *overrides)
+        run("timelines", cfg, MONTH)
+        summary = run(stage, cfg, MONTH)
+        out = DataRoot(root).month(stage, MONTH)
+        settled(root, out / "llm_calls.parquet", summary.llm)
+        read_back(out)
+        assert sum(summary.records.values()) == sum(
+            pq.read_table(out / file_of(task)).num_rows for task in summary.records
+        )
+
+
 @STAGE
 @given(**ANSWERS)
 @example(plans=[("fits", False)], texts=list(HOSTILE), seed=0)
 def test_llm_tasks_finish_and_read_back(demo, server, plans, texts, seed):
-    """Over the timelines the same model wrote: its text goes on into the tasks' records."""
-    with tempfile.TemporaryDirectory() as folder, played(server, Player(plans, texts, seed)):
-        root = fresh_root(demo, folder)
-        cfg = config(root, server, "timelines.method=llm")
-        run("timelines", cfg, MONTH)
-        summary = run("tasks", cfg, MONTH)
-        out = DataRoot(root).month("tasks", MONTH)
-        settled(root, out / "llm_calls.parquet", summary.llm)
-        read_back(out)
-        assert sum(summary.records.values()) == sum(
-            pq.read_table(out / task).num_rows for task in summary.records
-        )
+    after_model_timelines(demo, server, Player(plans, texts, seed), "tasks", str)
 
 
 @STAGE
 @given(**ANSWERS)
 @example(plans=[("fits", False)], texts=list(HOSTILE), seed=0)
 def test_llm_reasoning_finishes_and_reads_back(demo, server, plans, texts, seed):
-    """Over the timelines the same model wrote, its relations judged by it."""
-    overrides = ["timelines.method=llm", "reasoning.method=llm", "reasoning.judged_pairs=4",
-                 "reasoning.min_context=1"]  # fmt: skip
-    with tempfile.TemporaryDirectory() as folder, played(server, Player(plans, texts, seed)):
-        root = fresh_root(demo, folder)
-        cfg = config(root, server, *overrides)
-        run("timelines", cfg, MONTH)
-        summary = run("reasoning", cfg, MONTH)
-        out = DataRoot(root).month("reasoning", MONTH)
-        settled(root, out / "llm_calls.parquet", summary.llm)
-        read_back(out)
-        assert sum(summary.records.values()) == sum(
-            pq.read_table(out / f"{task}.parquet").num_rows for task in summary.records
-        )
+    """Its relations judged by the model too."""
+    after_model_timelines(
+        demo, server, Player(plans, texts, seed), "reasoning", lambda task: f"{task}.parquet",
+        "reasoning.method=llm", "reasoning.judged_pairs=4", "reasoning.min_context=1",
+    )  # fmt: skip
 
 
 @STAGE

@@ -21,6 +21,7 @@ from gdelt_forecast.parquet_io import read_rows, write_parquet
 from gdelt_forecast.release import card
 from gdelt_forecast.wellformed import mended, printable, unwritable, wellformed
 from tests.fuzz.strategies import TEXT
+from tests.llm.scripted import request
 
 pytestmark = pytest.mark.fuzz
 
@@ -87,7 +88,7 @@ def test_mended_text_goes_through_every_writer_and_reads_back(char, tmp_path):
     result = Result(hash="ab" * 32, key=text, step="s", model="m", status="ok",
                     answer={"events": [text]}, raw=text)  # fmt: skip
     cache.put(result)
-    back = cache.get(result.hash, _request_like(text))
+    back = cache.get(result.hash, request("p", key=text))
     assert (back.answer, back.raw) == ({"events": [text]}, text)
     # the agents' journal and traces
     journal = _Journal(tmp_path / "journal")
@@ -108,12 +109,6 @@ def test_mended_text_goes_through_every_writer_and_reads_back(char, tmp_path):
     # the card's part that quotes a model's dropped events
     shown = card._model_built(_model_built_section(text))
     assert repr(text[:120]) in shown and shown.encode("utf-8")
-
-
-def _request_like(key: str):
-    from gdelt_forecast.llm import Request
-
-    return Request(key, "s", [{"role": "user", "content": "p"}], None)
 
 
 def _model_built_section(text: str) -> dict:
