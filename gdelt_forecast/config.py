@@ -571,8 +571,8 @@ class StorageConfig(_Section):
 class Config(_Section):
     data_root: Path | str = Field(
         Path("data"),
-        description="Root of the data layout (docs/architecture.md): a local folder, or s3://bucket/prefix "
-        "(see `storage`). Other URLs are refused.",
+        description="Root of the data layout (docs/architecture.md): a local folder, or "
+        "s3://bucket/prefix (see `storage`). Other URLs are refused.",
     )
 
     @field_validator("data_root", mode="before")
