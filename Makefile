@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/pip install -q -c constraints.txt
 DEMO_ROOT ?= demo-data
 
-.PHONY: demo test fuzz lint bench bench-install airflow airflow-up airflow-down clean
+.PHONY: demo test fuzz lint docs bench bench-install airflow airflow-up airflow-down clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,11 +17,16 @@ $(VENV)/.core: $(BIN)/python pyproject.toml constraints.txt
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.core
-	$(PIP) -e '.[dev,airflow,celery,s3]'
-	touch $@ $(VENV)/.airflow
+	$(PIP) -e '.[dev,airflow,celery,s3,load]'
+	touch $@ $(VENV)/.airflow $(VENV)/.load
 
 $(VENV)/.airflow: $(VENV)/.core
 	$(PIP) -e '.[airflow]'
+	touch $@
+
+# What the README's "Loading a release" imports beyond the core (datasets).
+$(VENV)/.load: $(VENV)/.core
+	$(PIP) -e '.[load]'
 	touch $@
 
 DEMO = --config configs/demo.yaml --data-root $(DEMO_ROOT)
@@ -37,7 +42,7 @@ DEMO_PAGES = --set articles.archives=[$(DEMO_ROOT)/pages.warc.gz]
 
 # Every stage re-runs in place; the demo's releases are cleared first, so a second run leaves
 # the same one release (2025.08.0) rather than a new version beside it.
-demo: $(VENV)/.core
+demo: $(VENV)/.core $(VENV)/.load
 	rm -rf $(DEMO_ROOT)/releases
 	$(BIN)/python -m gdelt_forecast.gdelt.mirror $(DEMO_ROOT)/mirror $(DEMO_SLOTS)
 	$(BIN)/gdelt-forecast ingest --start 2025-07-22T21:45 --end 2025-08-12T23:45 $(DEMO) \
@@ -58,6 +63,7 @@ demo: $(VENV)/.core
 	$(BIN)/gdelt-forecast release verify $(DEMO_ROOT)/releases/$$(cat $(DEMO_ROOT)/releases/LATEST)
 	$(BIN)/gdelt-forecast release mirai $(DEMO_ROOT)/releases/$$(cat $(DEMO_ROOT)/releases/LATEST)
 	$(BIN)/gdelt-forecast site $(DEMO) --out $(DEMO_ROOT)/site
+	$(BIN)/python demo/readme_example.py --data-root $(DEMO_ROOT)
 	@echo "the demo's site: $(abspath $(DEMO_ROOT))/site/index.html (or python -m http.server -d $(DEMO_ROOT)/site)"
 
 lint: $(VENV)/.dev
@@ -66,6 +72,11 @@ lint: $(VENV)/.dev
 
 test: lint
 	$(BIN)/pytest -q
+
+# docs/configuration.md from the config models and the stage table of docs/architecture.md from
+# the stages' declarations (tests/test_docs_pages.py fails when either is stale).
+docs: $(VENV)/.core
+	$(BIN)/python -m gdelt_forecast.pipeline.docs_pages
 
 # The property tests (marked fuzz) with many random examples (the fuzz profile of
 # tests/fuzz/conftest.py), pass after pass with a new seed while FUZZ_S seconds have not gone (a
@@ -127,7 +138,7 @@ airflow-up: airflow
 		$(AIRFLOW_ENV) setsid $(BIN)/airflow $$service > $(AIRFLOW_HOME_DIR)/$$service.log 2>&1 & \
 		echo $$! > $(AIRFLOW_HOME_DIR)/$$service.pid; \
 	done
-	$(BIN)/python -m gdelt_forecast.airflow_runs http://127.0.0.1:$(AIRFLOW_PORT)
+	$(BIN)/python -m gdelt_forecast.orchestration.runs http://127.0.0.1:$(AIRFLOW_PORT)
 
 airflow-down:
 	for service in $(AIRFLOW_SERVICES); do \

@@ -1,6 +1,6 @@
 """Stamps the git commit into every build of the package (``gdelt_forecast/_commit.txt``), so
 that a release built from a wheel, a plain ``pip install .`` or the Docker image names the code
-that built it (gdelt_forecast/version.py reads it). The metadata lives in pyproject.toml.
+that built it (gdelt_forecast/ground/version.py reads it). The metadata lives in pyproject.toml.
 
 The commit comes from ``GDELT_FORECAST_GIT_COMMIT`` (the Docker build passes it: its context
 has no .git), else from git in this checkout (with ``-dirty`` when tracked files differ from
@@ -21,7 +21,8 @@ HERE = Path(__file__).resolve().parent
 
 def _version_module():
     # By path: importing the package would need its dependencies inside the build.
-    spec = importlib.util.spec_from_file_location("version", HERE / "gdelt_forecast/version.py")
+    path = HERE / "gdelt_forecast/ground/version.py"
+    spec = importlib.util.spec_from_file_location("version", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -80,11 +80,11 @@ def main() -> int:
     unpinned = [n for n, _, _ in rows if normal(n) not in pins and normal(n) not in ours]
     help_ok = run([venv / "bin" / "gdelt-forecast", "--help"])
     embedded = run(
-        [python, "-c", "from gdelt_forecast.config import Config; "
-         "from gdelt_forecast.embeddings import embed; print(embed(Config(), ['x']).shape)"]
+        [python, "-c", "from gdelt_forecast.ground.config import Config; "
+         "from gdelt_forecast.ground.embeddings import embed; print(embed(Config(), ['x']).shape)"]
     )  # fmt: skip
     commit = run(
-        [python, "-c", "from gdelt_forecast.version import code_version; "
+        [python, "-c", "from gdelt_forecast.ground.version import code_version; "
          "print(code_version()['git_commit'])"]
     ).stdout.strip()  # fmt: skip
     checks = {

@@ -31,9 +31,10 @@ from datetime import UTC, datetime
 
 from airflow.sdk import Asset, dag, task
 
-from gdelt_forecast.dag_shared import day_tasks, documented, pools
+from gdelt_forecast.orchestration.dags import dag_params, day_tasks, documented, pools, stage_tasks
 
 BRONZE_DAY = Asset("gdelt_bronze_day")
+PARAMS = dag_params("normalize")
 
 
 @dag(
@@ -45,27 +46,20 @@ BRONZE_DAY = Asset("gdelt_bronze_day")
     # retry_delay: Airflow's [core] default_task_retry_delay (120 s in `make airflow` and
     # docker/compose.yaml; a bench that kills workers sets it shorter)
     default_args={"retries": 2},
-    **documented(__doc__, "normalize"),
+    **documented(__doc__, PARAMS),
     tags=["gdelt", "events", "warehouse"],
 )
 def build_days():
     # The tasks import gdelt_forecast inside: the DAG processor parses this file often.
     @task
     def days() -> list[str]:
-        from gdelt_forecast.airflow_tasks import requested_days
+        from gdelt_forecast.orchestration.tasks import requested_days
 
         return requested_days(BRONZE_DAY)
 
-    @task(pool="warehouse_writer")
-    def database(days: list[str]) -> list[str]:
-        from gdelt_forecast.airflow_tasks import run_stage
-
-        run_stage("database")
-        return sorted(days)
-
     first = days()
     pools() >> first
-    database(day_tasks(first))
+    stage_tasks(["database"], PARAMS, upstream=day_tasks(first))
 
 
 build_days()

@@ -18,26 +18,23 @@ the data root; other errors are retried once.
 
 from __future__ import annotations
 
-from airflow.sdk import dag, task
+from airflow.sdk import dag
 
-from gdelt_forecast.dag_shared import BY_HAND, documented
+from gdelt_forecast.orchestration.dags import BY_HAND, dag_params, documented, stage_tasks
+from gdelt_forecast.pipeline.stages import rebuilt
+
+BUILT = rebuilt("testset")  # and nothing after it: the release is a new version
+PARAMS = dag_params(*BUILT)
 
 
 @dag(
     dag_id="build_testset",
     **BY_HAND,
-    **documented(__doc__, "testset"),
+    **documented(__doc__, PARAMS),
     tags=["mirai", "testset"],
 )
 def build_testset():
-    @task
-    def build() -> dict:
-        # Imported here: the DAG processor parses this file often, and must stay light.
-        from gdelt_forecast.airflow_tasks import run_month, run_stage
-
-        return run_stage("testset", run_month())
-
-    build()
+    stage_tasks(BUILT, PARAMS)
 
 
 build_testset()

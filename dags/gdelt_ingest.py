@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 
 from airflow.sdk import Asset, CronDataIntervalTimetable, dag, task
 
-from gdelt_forecast.dag_shared import documented
+from gdelt_forecast.orchestration.dags import dag_params, documented
 
 BRONZE_DAY = Asset("gdelt_bronze_day")
 RETRY = {
@@ -44,26 +44,26 @@ RETRY = {
     start_date=datetime(2015, 2, 18, 23, 0, tzinfo=UTC),
     catchup=False,
     max_active_runs=4,
-    **documented(__doc__),
+    **documented(__doc__, dag_params()),
     tags=["gdelt", "ingest"],
 )
 def gdelt_ingest():
     # The tasks import gdelt_forecast inside: the DAG processor parses this file often.
     @task(retries=6, **RETRY)
     def download() -> dict:
-        from gdelt_forecast.airflow_tasks import ingest_download
+        from gdelt_forecast.orchestration.tasks import ingest_download
 
         return ingest_download()
 
     @task
     def to_bronze(downloaded: dict) -> dict:
-        from gdelt_forecast.airflow_tasks import ingest_to_bronze
+        from gdelt_forecast.orchestration.tasks import ingest_to_bronze
 
         return ingest_to_bronze(downloaded)
 
     @task(outlets=[BRONZE_DAY], retries=8, **RETRY)
     def mark_day(_: dict) -> dict:
-        from gdelt_forecast.airflow_tasks import ingest_mark_day
+        from gdelt_forecast.orchestration.tasks import ingest_mark_day
 
         return ingest_mark_day(BRONZE_DAY)
 

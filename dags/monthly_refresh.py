@@ -7,9 +7,9 @@ fails at once, naming them, unless `gdelt-forecast airflow init` made them), the
 month's bronze through every later stage once, as the command line would:
 **normalize_day**, **fetch_day** (pool `article_fetch`) and **process_day**, one group mapped
 per day (a day is processed as soon as it is fetched);
-**database** (pool `warehouse_writer`); **testset**, and **timelines** then **tasks** (pool
-`llm_server`) and **reasoning**; **release**, which packages what those built (their records
-say so) and refuses stale ones.
+**database** (pool `warehouse_writer`); **testset**, and **timelines** then **tasks** and
+**reasoning** (the three in the pool `llm_server`: one month's model work at a time);
+**release**, which packages what those built (their records say so) and refuses stale ones.
 
 **days** fails at once if a day of the month has no bronze, unless the param `partial` is
 true (then it leaves such days out); a month without any never reaches a release. Errors no
@@ -24,8 +24,13 @@ from datetime import UTC, datetime
 
 from airflow.sdk import CronTriggerTimetable, dag, task
 
-from gdelt_forecast.dag_shared import day_tasks, documented, pools
-from gdelt_forecast.parameters import PARTIAL
+from gdelt_forecast.orchestration.dags import dag_params, day_tasks, documented, pools, stage_tasks
+from gdelt_forecast.pipeline.parameters import PARTIAL
+from gdelt_forecast.pipeline.stages import STAGES
+
+# The warehouse, then every month stage after what it reads, the release last.
+MONTHLY = ["database", *(name for name, s in STAGES.items() if s.partition == "month")]
+PARAMS = dag_params("release", extra=(PARTIAL,))
 
 
 @dag(
@@ -37,60 +42,20 @@ from gdelt_forecast.parameters import PARTIAL
     # retry_delay: Airflow's [core] default_task_retry_delay (120 s in `make airflow` and
     # docker/compose.yaml; a bench that kills workers sets it shorter)
     default_args={"retries": 2},
-    **documented(__doc__, "release", extra=(PARTIAL,)),
+    **documented(__doc__, PARAMS),
     tags=["gdelt", "warehouse", "mirai", "release"],
 )
 def monthly_refresh():
     # Tasks import gdelt_forecast inside: the DAG processor parses this file often.
     @task
     def days() -> list[str]:
-        from gdelt_forecast.airflow_tasks import month_days
+        from gdelt_forecast.orchestration.tasks import month_days
 
         return month_days()
 
-    @task(pool="warehouse_writer")
-    def database(_: list[str]) -> dict:
-        from gdelt_forecast.airflow_tasks import run_stage
-
-        return run_stage("database")
-
-    @task
-    def testset(_: dict) -> dict:
-        from gdelt_forecast.airflow_tasks import run_month, run_stage
-
-        return run_stage("testset", run_month())
-
-    @task(pool="llm_server")
-    def timelines(_: dict) -> dict:
-        from gdelt_forecast.airflow_tasks import param, run_month, run_stage
-
-        start = param("release", "history_start")
-        return run_stage("timelines", run_month(), history_start=start)
-
-    @task(pool="llm_server")
-    def tasks(_: dict) -> dict:
-        from gdelt_forecast.airflow_tasks import run_month, run_stage
-
-        return run_stage("tasks", run_month())
-
-    @task
-    def reasoning(_: dict) -> dict:
-        from gdelt_forecast.airflow_tasks import run_month, run_stage
-
-        return run_stage("reasoning", run_month())
-
-    @task
-    def release(_testset: dict, _tasks: dict, _reasoning: dict) -> dict:
-        from gdelt_forecast.airflow_tasks import param, run_month, run_stage
-
-        version, start = param("release", "version"), param("release", "history_start")
-        return run_stage("release", run_month(), version, start)
-
     first = days()
     pools() >> first
-    warehouse = database(day_tasks(first))
-    stories = timelines(warehouse)
-    release(testset(warehouse), tasks(stories), reasoning(stories))
+    stage_tasks(MONTHLY, PARAMS, upstream=day_tasks(first))
 
 
 monthly_refresh()

@@ -34,11 +34,11 @@ import gzip
 from datetime import date
 from pathlib import Path
 
-from gdelt_forecast import dates, duck
 from gdelt_forecast.articles.warc import write_pages
-from gdelt_forecast.config import load_config
-from gdelt_forecast.data_root import silver
-from gdelt_forecast.objectstore import staged
+from gdelt_forecast.ground import dates, duck
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.ground.data_root import silver
+from gdelt_forecast.storage.working_copy import staged
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"

@@ -8,16 +8,17 @@ import json
 import logging
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from gdelt_forecast.config import Config, ConfigError, load_config
-from gdelt_forecast.contract.names import MANIFEST, TASKS
-from gdelt_forecast.data_root import DataRoot
-from gdelt_forecast.errors import StageError
-from gdelt_forecast.parameters import JSON, PARAMETERS, RUN, Parameter, overrides
-from gdelt_forecast.runner import run
-from gdelt_forecast.wellformed import mended, printable
+from gdelt_forecast.contract.names import MANIFEST, REASONING, TASKS
+from gdelt_forecast.ground.config import Config, ConfigError, load_config
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.ground.wellformed import mended, printable
+from gdelt_forecast.pipeline.parameters import FILE, JSON, RELEASE, RUN, Parameter, overrides
+from gdelt_forecast.pipeline.runner import run
+from gdelt_forecast.pipeline.stages import STAGES, Stage
 
 
 class _Parser(argparse.ArgumentParser):
@@ -33,7 +34,7 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="print the version and commit")
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from gdelt_forecast.version import code_version
+        from gdelt_forecast.ground.version import code_version
 
         found = code_version()
         print(f"gdelt-forecast {found['package']} (commit {found['git_commit']})")
@@ -42,13 +43,13 @@ class _Version(argparse.Action):
 
 @dataclass(frozen=True)
 class Command:
-    """One subcommand: what it runs, its help, and the stage whose parameters it takes
-    (:data:`gdelt_forecast.parameters.PARAMETERS`, by the command's name by default)."""
+    """One subcommand: what it runs, its help and its parameters (a stage's are its
+    declaration's, :data:`gdelt_forecast.pipeline.stages.STAGES`)."""
 
     run: Callable[[argparse.Namespace, Config], int]
     help: str
     description: str | None = None
-    parameters: str | None = None
+    parameters: tuple[Parameter, ...] = ()
     output: bool = True  # takes --json
 
 
@@ -86,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def parameters(path: str) -> tuple[Parameter, ...]:
     """The declared parameters of command ``path`` (its stage's; the run's config aside)."""
-    return PARAMETERS[COMMANDS[path].parameters or path.split()[-1].replace("-", "_")]
+    return COMMANDS[path].parameters
 
 
 def _add(parser: argparse.ArgumentParser, p: Parameter) -> None:
@@ -148,40 +149,29 @@ def _ingest(args: argparse.Namespace, cfg: Config) -> int:
     return 1 if summary.failed else 0
 
 
-def _day_stage(name: str, **options: str) -> Callable[[argparse.Namespace, Config], int]:
-    """A day stage on [--start-date, --end-date], with ``options`` (keyword -> parameter)."""
+def _stage(stage: Stage) -> Callable[[argparse.Namespace, Config], int]:
+    """A stage on its partition (``--start-date``..``--end-date``, ``--month``, or none),
+    with its options by name (its other parameters set config keys)."""
 
     def command(args: argparse.Namespace, cfg: Config) -> int:
-        _ordered(args.start_date, args.end_date, "--start-date and --end-date")
-        given = {key: getattr(args, p) for key, p in options.items()}
-        _print(args, run(name, cfg, args.start_date, args.end_date, **given))
+        given = {p.name: getattr(args, p.name) for p in stage.options}
+        if stage.partition == "day":
+            _ordered(args.start_date, args.end_date, "--start-date and --end-date")
+            _print(args, run(stage.name, cfg, args.start_date, args.end_date, **given))
+        elif stage.partition == "month":
+            _print(args, run(stage.name, cfg, args.month, **given))
+        else:
+            _print(args, run(stage.name, cfg, **given))
         return 0
 
     return command
-
-
-def _month_stage(name: str) -> Callable[[argparse.Namespace, Config], int]:
-    """A month stage on --month, with its history start where it takes one (its other
-    parameters set config keys)."""
-
-    def command(args: argparse.Namespace, cfg: Config) -> int:
-        options = {"history_start": args.history_start} if "history_start" in args else {}
-        _print(args, run(name, cfg, args.month, **options))
-        return 0
-
-    return command
-
-
-def _database(args: argparse.Namespace, cfg: Config) -> int:
-    _print(args, run("database", cfg))
-    return 0
 
 
 def _stats(args: argparse.Namespace, cfg: Config) -> int:
     from gdelt_forecast.warehouse.stats import render
 
     _ordered(args.start_date, args.end_date, "--start-date and --end-date")
-    report = run("stats", cfg, args.start_date, args.end_date, args.top)
+    report = run("stats", cfg, args.start_date, args.end_date, top=args.top)
     print(json.dumps(report, indent=2, default=str) if args.json else render(report))
     return 0
 
@@ -213,7 +203,7 @@ def _evaluate_reasoning(args: argparse.Namespace, cfg: Config) -> int:
 
 
 def _evaluate(args: argparse.Namespace, cfg: Config) -> int:
-    from gdelt_forecast.testset.evaluate import evaluate, render
+    from gdelt_forecast.scoring.evaluate import evaluate, render
 
     result = evaluate(args.queries, args.predictions)
     print(json.dumps(result, indent=2) if args.json else render(result))
@@ -221,7 +211,7 @@ def _evaluate(args: argparse.Namespace, cfg: Config) -> int:
 
 
 def _airflow_wait(args: argparse.Namespace, cfg: Config) -> int:
-    from gdelt_forecast.airflow_runs import wait
+    from gdelt_forecast.orchestration.runs import wait
 
     succeeded, line = wait(args.dag_id, args.timeout)
     print(line)
@@ -229,7 +219,7 @@ def _airflow_wait(args: argparse.Namespace, cfg: Config) -> int:
 
 
 def _airflow_init(args: argparse.Namespace, cfg: Config) -> int:
-    from gdelt_forecast.airflow_pools import init
+    from gdelt_forecast.orchestration.pools import init
 
     for line in init(cfg):
         print(line)
@@ -239,7 +229,9 @@ def _airflow_init(args: argparse.Namespace, cfg: Config) -> int:
 def _release(args: argparse.Namespace, cfg: Config) -> int:
     if not args.month:
         raise UsageError("--month is required (or `release verify DIR`, `release mirai DIR`)")
-    summary = run("release", cfg, args.month, args.version, args.history_start)
+    summary = run(
+        "release", cfg, args.month, version=args.version, history_start=args.history_start
+    )
     _print(args, summary)
     if args.json:
         return 0
@@ -276,11 +268,6 @@ def _baseline(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
-def _agent(args: argparse.Namespace, cfg: Config) -> int:
-    _print(args, run("agent", cfg, args.release, args.split, args.action, args.apis, args.samples))
-    return 0
-
-
 def _leaderboard(args: argparse.Namespace, cfg: Config) -> int:
     from gdelt_forecast.agents import leaderboard
     from gdelt_forecast.environment import release_folder
@@ -303,8 +290,8 @@ def _verify(args: argparse.Namespace, cfg: Config) -> int:
     """``release verify``: a folder in place; a release in a bucket from a temporary copy."""
     import tempfile
 
-    from gdelt_forecast.objectstore import download
     from gdelt_forecast.release.verify import verify
+    from gdelt_forecast.storage.working_copy import download
 
     where = args.release_dir
     with tempfile.TemporaryDirectory(prefix="gdelt-forecast-verify-") as tmp:
@@ -335,81 +322,71 @@ def _mirai(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
-COMMANDS = {
-    "ingest": Command(
-        _ingest,
-        "GDELT 15-minute dumps to verified, typed bronze Parquet",
-        "Ingest every 15-minute slot in the inclusive UTC range [--start, --end].",
-    ),
-    "normalize": Command(
-        _day_stage("normalize"), "bronze events to silver quads (MIRAI rules), with the funnel"
-    ),
-    "articles fetch": Command(
-        _day_stage("fetch"), "fetch the source pages of the days' quads (polite, resumable)"
-    ),
-    "articles process": Command(
-        _day_stage("process", warcs="warc"),
-        "extract, identify the language and OBELICS-clean the fetched pages",
-    ),
+# The stages whose command needs more than running them: a check of its arguments, what it
+# prints, or an exit code of its own.
+HANDLERS = {
+    "ingest": _ingest,
+    "stats": _stats,
+    "evaluate_tasks": _evaluate_tasks,
+    "release": _release,
+    "baseline": _baseline,
+}
+
+RELEASE_DIR = Parameter(
+    "release_dir", "a release folder or version name", FILE, required=True, positional=True,
+    metavar="DIR",
+)  # fmt: skip
+
+# The commands that are not stages: they read a release or score a file, and write nothing
+# a stage reads.
+TOOLS = {
     "articles explain": Command(
         _explain,
         "why a page is kept or dropped: extraction and every filter value, as JSON lines",
         "Print one JSON object per FILE (HTML, gzipped HTML or plain text).",
+        (
+            Parameter(
+                "files",
+                "HTML, gzipped HTML or plain text",
+                {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                required=True,
+                convert=Path,
+                positional=True,
+                metavar="FILE",
+            ),
+            Parameter(
+                "preset", "default: the config's", {"type": "string", "enum": ["obelics", "mirai"]}
+            ),
+        ),
         output=False,
-    ),
-    "database": Command(
-        _database,
-        "rebuild warehouse.duckdb from silver",
-        "Rebuild <data_root>/warehouse.duckdb from silver Parquet.",
-    ),
-    "stats": Command(_stats, "the funnel and the top relations and country pairs of a date range"),
-    "testset": Command(
-        _month_stage("testset"),
-        "MIRAI relation queries of a month, the balanced subset",
-        "Build testset/<month>/queries.parquet, subset.parquet and balance.json.",
     ),
     "evaluate": Command(
         _evaluate,
         "score predictions against test queries (MIRAI's metrics)",
         "Score predictions (JSONL) against queries (Parquet or JSONL).",
-    ),
-    "timelines": Command(
-        _month_stage("timelines"),
-        "complex events of a month's news and their timelines of atomic events",
-        "Write timelines/<month>/complex_events.parquet and timelines.parquet.",
-    ),
-    "tasks": Command(
-        _month_stage("tasks"),
-        "OpenForecast's six tasks (STF, LTF, AQA, MCNC, MCAC, VQA) from the timelines",
-        "Write tasks/<month>/<TASK>/<split>.parquet from timelines/<month>/.",
-    ),
-    "reasoning": Command(
-        _month_stage("reasoning"),
-        "EV2's event-reasoning tasks (I-CEC, I-CRR, S-CEC, S-CRR) from the timelines",
-        "Write reasoning/<month>/<TASK>.parquet from timelines/<month>/.",
-    ),
-    "evaluate-tasks": Command(
-        _evaluate_tasks,
-        "score predictions for an OpenForecast task (accuracy, or LRAE with the llm judge)",
-        "Score predictions (JSONL of id and prediction) for one task.",
+        (
+            Parameter("queries", "queries.parquet or subset", FILE, required=True, convert=Path),
+            Parameter("predictions", "JSONL predictions", FILE, required=True, convert=Path),
+        ),
     ),
     "evaluate-reasoning": Command(
         _evaluate_reasoning,
         "score predictions for an EV2 reasoning task (accuracy by relation type)",
         "Score predictions (JSONL of id and prediction) for one reasoning task.",
-    ),
-    "release": Command(
-        _release,
-        "a versioned, verifiable release of a month; `release verify DIR` checks one",
-        "Write <data_root>/releases/<version>/ for the test month --month (the database from "
-        "the history start through the month's end; the test set, timelines and tasks as their "
-        "stages built them, refused when one is stale; MIRAI's data folder, baselines, card, "
-        "Croissant, stats, manifest); or `release verify DIR`.",
+        (
+            Parameter(
+                "task", "the task", {"type": "string", "enum": list(REASONING)}, required=True
+            ),
+            Parameter("reasoning", "task file, or a folder", FILE, required=True, convert=Path),
+            Parameter("predictions", "JSONL predictions", FILE, required=True, convert=Path),
+            Parameter("split", "the one split, test", {"type": "string", "enum": ["test"]}),
+        ),  # fmt: skip
     ),
     "release verify": Command(
         _verify,
         "re-check checksums, listing, schemas, row counts and the leakage rule",
         "Exit 0 when the release in DIR is sound, else 1 naming each bad file.",
+        (replace(RELEASE_DIR, help="a release folder, or s3://bucket/..."),),
         output=False,
     ),
     "release mirai": Command(
@@ -419,26 +396,16 @@ COMMANDS = {
         "--out), from its quads, quad_docs, news and reference tables: the bytes whose sha256 "
         "its manifest lists under `built`, else exit 1. MIRAI's own code then runs on DIR/mirai "
         "unchanged.",
+        (
+            RELEASE_DIR,
+            Parameter("out", "build under this folder instead of DIR", FILE, convert=Path),
+        ),
         output=False,
-    ),
-    "baseline": Command(
-        _baseline,
-        "score a release's test set with a reference forecaster (no future rows)",
-        "Forecast every query of a release's test set (or subset) through the agent "
-        "environment, which sees only rows before each query's cutoff, and score it with "
-        "MIRAI's metrics.",
-    ),
-    "agent": Command(
-        _agent,
-        "run MIRAI's ReAct agents on a release's test set over an OpenAI-compatible server",
-        "Every query of the split answered by a ReAct agent whose actions are tool calls (the "
-        "API's functions, or Python code in a sandbox) on the environment opened at the "
-        "query's cutoff; steps, answers and scores under <data_root>/agents/<release>/<run>/. "
-        "The same command resumes a killed run.",
     ),
     "leaderboard": Command(
         _leaderboard,
         "print a release's agent runs and baselines as MIRAI's Table 2 reads",
+        parameters=(RELEASE,),
         output=False,
     ),
     "site": Command(
@@ -446,14 +413,14 @@ COMMANDS = {
         "a static site of the data root's releases, leaderboards, records and agent traces",
         "Plain files that open from file://, `python -m http.server` or a bucket's static "
         "hosting; the last site in DIR is replaced whole when the new one is built.",
+        (Parameter("out", "the site's folder (default: <data_root>/site)", FILE, convert=Path),),
     ),
     "airflow init": Command(
         _airflow_init,
         "migrate Airflow's database and create the pools the DAGs run in",
         "Run `airflow db migrate`, then `airflow pools set` for every pool the DAGs use "
-        "(gdelt_forecast/airflow_pools.py): one slot each, but article_fetch with "
+        "(gdelt_forecast/orchestration/pools.py): one slot each, but article_fetch with "
         "articles.fetch_days. Safe to run again.",
-        parameters="airflow_init",
         output=False,
     ),
     "airflow wait": Command(
@@ -461,9 +428,33 @@ COMMANDS = {
         "wait for a DAG's newest manual run; exit 0 when it succeeded",
         "Wait for the newest manual run of DAG (the one `airflow dags trigger` queued) to "
         "finish: exit 0 when it succeeded, 1 naming the tasks that did not.",
-        parameters="airflow_wait",
+        (
+            Parameter("dag_id", "the DAG", FILE, required=True, positional=True, metavar="DAG"),
+            Parameter(
+                "timeout",
+                "seconds to wait at most",
+                {"type": "number", "exclusiveMinimum": 0},
+                default=1800,
+            ),
+        ),  # fmt: skip
         output=False,
     ),
+}
+
+# Every command: each stage's from its declaration, in the stages' order, then the tools; a
+# group's words ("release verify") after the group's own command.
+COMMANDS = {
+    **{
+        stage.command: Command(
+            HANDLERS.get(stage.name) or _stage(stage),
+            stage.help,
+            stage.description,
+            stage.parameters,
+        )
+        for stage in STAGES.values()
+        if stage.command
+    },
+    **TOOLS,
 }
 
 

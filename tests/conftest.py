@@ -17,10 +17,10 @@ import pytest
 
 # A TCP port free on 127.0.0.1 now, for a server a test starts: the benches' helper.
 from bench.harness.servers import free_port  # noqa: F401
-from gdelt_forecast.config import Config, load_config
 from gdelt_forecast.gdelt import bronze, mirror
 from gdelt_forecast.gdelt.masterfile import SlotFile
 from gdelt_forecast.gdelt.parse import parse_bytes
+from gdelt_forecast.ground.config import Config, load_config
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gdelt"
 SLOT = "20250807220000"

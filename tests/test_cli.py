@@ -9,8 +9,8 @@ import pytest
 
 from gdelt_forecast import cli
 from gdelt_forecast.cli import main
-from gdelt_forecast.parameters import moment
-from gdelt_forecast.version import code_version
+from gdelt_forecast.ground.version import code_version
+from gdelt_forecast.pipeline.parameters import moment
 from tests.conftest import SLOT
 
 RANGE = ["--start", "2025-08-07T22:00", "--end", "2025-08-07T23:45"]

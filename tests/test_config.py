@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from gdelt_forecast.cli import main
-from gdelt_forecast.config import REPO_DEFAULT, Config, ConfigError, load_config
+from gdelt_forecast.ground.config import REPO_DEFAULT, Config, ConfigError, load_config
 
 
 def test_default_yaml_spells_out_the_model_defaults():

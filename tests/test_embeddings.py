@@ -8,8 +8,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from gdelt_forecast.config import load_config
-from gdelt_forecast.embeddings import EmbeddingError, embed, model_name
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.ground.embeddings import EmbeddingError, embed, model_name
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from gdelt_forecast.files import DIR_MODE, FILE_MODE, replacing, temporary_folder
+from gdelt_forecast.ground.files import DIR_MODE, FILE_MODE, replacing, temporary_folder
 
 
 def test_the_modes_follow_the_umask():

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gdelt_forecast.config import Config
-from gdelt_forecast.embeddings import LOCAL_MODEL, embed, model_name
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.embeddings import LOCAL_MODEL, embed, model_name
 
 FIXTURES = Path(__file__).parent / "fixtures" / "embeddings"
 

@@ -57,7 +57,8 @@ def test_a_wheel_from_a_checkout_names_its_commit_and_reports_it_installed(clone
         str(tmp_path / "site"), str(whl))  # fmt: skip
     installed = run(
         sys.executable, "-c",
-        "from gdelt_forecast.version import code_version; print(code_version()['git_commit'])",
+        "from gdelt_forecast.ground.version import code_version; "
+        "print(code_version()['git_commit'])",
         env={"PYTHONPATH": str(tmp_path / "site")}, cwd=tmp_path,
     )  # fmt: skip
     assert installed == head
@@ -98,7 +99,7 @@ def test_a_build_without_git_must_be_told_the_commit(clone, tmp_path):
 
 
 def test_this_checkout_names_its_head():
-    from gdelt_forecast.version import code_version
+    from gdelt_forecast.ground.version import code_version
 
     commit = code_version()["git_commit"]
     assert commit.removesuffix("-dirty") == run("git", "-C", str(REPO), "rev-parse", "HEAD")

@@ -8,7 +8,7 @@ its own). A restart is then what the bench's fault asks for: the endpoint refuse
 connections for a while and comes back with every object.
 
 Each request is counted by the ``app/<id>`` part of its User-Agent (the stage, which
-:mod:`gdelt_forecast.runner` puts there through ``AWS_SDK_UA_APP_ID``) and by direction:
+:mod:`gdelt_forecast.pipeline.runner` puts there through ``AWS_SDK_UA_APP_ID``) and by direction:
 ``objects``/``bytes`` sent to the bucket (PUT, POST) and read from it (GET), written as
 JSON to ``--counts`` on SIGUSR1 and at the end (and read back by a restart).
 

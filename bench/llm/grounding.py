@@ -41,8 +41,8 @@ import duckdb
 import pyarrow.parquet as pq
 
 from bench.harness import REPO
-from gdelt_forecast.config import load_config
 from gdelt_forecast.contract.grounding import Document, support
+from gdelt_forecast.ground.config import load_config
 from gdelt_forecast.timelines.complex_events import ComplexEvent
 from gdelt_forecast.timelines.written import extract_request, scaffolding
 

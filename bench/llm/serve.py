@@ -63,7 +63,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from bench.harness import REPO, verdict
-from gdelt_forecast.config import load_config
+from gdelt_forecast.ground.config import load_config
 from gdelt_forecast.llm import run, smollm2
 from gdelt_forecast.llm.client import response_format
 from gdelt_forecast.llm.vllm_server import serving

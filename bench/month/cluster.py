@@ -12,7 +12,7 @@ Airflow notices the silence after ``heartbeat_timeout_s`` and retries the task
 ``retry_delay_s`` later on a worker that lives.
 
 What ran where is read from the metadata database: :meth:`Cluster.tasks` lists every try of
-every task with its worker, times and the ``usage`` XCom that gdelt_forecast.airflow_tasks
+every task with its worker, times and the ``usage`` XCom that gdelt_forecast.orchestration.tasks
 pushes (the task's CPU seconds and peak RSS).
 """
 
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from bench.harness import REPO
 from bench.harness import servers as local_servers
-from gdelt_forecast.airflow_runs import wait_healthy
+from gdelt_forecast.orchestration.runs import wait_healthy
 
 BIN = Path(sys.executable).parent
 

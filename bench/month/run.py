@@ -237,10 +237,11 @@ class Faults:
 
 
 def _month_lock(cfg):
-    from gdelt_forecast import leases, locks, objectstore
+    from gdelt_forecast.storage import leases, locks
+    from gdelt_forecast.storage.bucket import bucket
 
     if cfg.remote:
-        store = objectstore.bucket(cfg)
+        store = bucket(cfg)
         return leases.bucket_lock(store, f"testset-{MONTH}", cfg.storage.lock_ttl_s)
     return locks.month_lock(cfg, "testset", MONTH)
 
@@ -570,7 +571,7 @@ def main() -> int:
             data_root = f"s3://{BUCKET}/data"
         else:
             data_root = str(work / "data")
-        from gdelt_forecast.config import load_config
+        from gdelt_forecast.ground.config import load_config
 
         cfg = load_config(CONFIG, overrides, data_root=data_root)
         common = ["--config", str(CONFIG), "--data-root", data_root]

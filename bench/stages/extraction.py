@@ -108,7 +108,7 @@ def run_pipeline(
 ) -> tuple[dict[str, str], float, float, int]:
     """Texts, wall seconds, summed per-page seconds and error count of ``extract``."""
     from gdelt_forecast.articles.extract import extract
-    from gdelt_forecast.config import ArticlesConfig
+    from gdelt_forecast.ground.config import ArticlesConfig
 
     timeout_s = ArticlesConfig().extract_timeout_s
 

@@ -110,7 +110,7 @@ def serve(hosts: int, delay_s: float) -> None:
 
 def measure(scenario: Scenario, workdir: Path) -> dict:
     from gdelt_forecast.articles.fetch import fetch_urls
-    from gdelt_forecast.config import load_config
+    from gdelt_forecast.ground.config import load_config
 
     server = subprocess.Popen(
         module(__spec__.name, "--serve", str(scenario.hosts), str(scenario.delay_s)),

@@ -97,8 +97,8 @@ def csv_bytes(paths: list[Path]) -> int:
 
 
 def work_ingest(workdir: Path, days: int) -> dict:
-    from gdelt_forecast.config import load_config
     from gdelt_forecast.gdelt.ingest import ingest
+    from gdelt_forecast.ground.config import load_config
 
     base_url = f"gdelt.base_url={(workdir / 'mirror').resolve().as_uri()}"
     cfg = load_config(overrides=[base_url], data_root=workdir / "data")

@@ -98,7 +98,7 @@ def day_slots(d: int) -> list[tuple[int, str, str]]:
 def build_bronze(workdir: Path, days: int) -> dict[str, int]:
     """Write the bronze unless one covering this many days exists; return rows per table."""
     from gdelt_forecast.gdelt.parse import parse_bytes
-    from gdelt_forecast.parquet_io import write_parquet
+    from gdelt_forecast.ground.parquet_io import write_parquet
 
     root = data_root(workdir)
     marker = root / "bench.json"  # written last, so half-built bronze is never reused
@@ -133,8 +133,8 @@ def build_bronze(workdir: Path, days: int) -> dict[str, int]:
 
 
 def work(workdir: Path, days: int, run: str) -> dict:
-    from gdelt_forecast.config import REPO_DEFAULT, load_config
     from gdelt_forecast.events.normalize import normalize
+    from gdelt_forecast.ground.config import REPO_DEFAULT, load_config
 
     cfg = load_config(REPO_DEFAULT, overrides=RUNS[run], data_root=data_root(workdir))
     first = START.date()

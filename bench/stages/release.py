@@ -32,7 +32,7 @@ its sources, none here since it has no silver), so the release accepts it.
 
 Each run is what a month's refresh runs after ``database``, through the runner as the
 command line runs it: the stages ``testset``, ``timelines`` and ``tasks``, then
-``release`` (``gdelt_forecast.runner.run("release", cfg, "2025-08", version)``), which
+``release`` (``gdelt_forecast.pipeline.runner.run("release", cfg, "2025-08", version)``), which
 checks their records and copies their files, with the default config (configs/default.yaml:
 history from 2025-01-01, of which only August has data; DuckDB at release.memory_limit
 (1GB), all cores; the local all-MiniLM-L6-v2) under a fresh version name, in a fresh
@@ -73,7 +73,7 @@ from pathlib import Path
 from bench.harness import REPO, bench_parser, in_fresh_process, print_with_peak_rss, verdict
 from bench.stages import testset as bench_testset
 from bench.stages.testset import BIG_COUNTRIES, MONTH, START
-from gdelt_forecast.files import sha256
+from gdelt_forecast.ground.files import sha256
 
 TEMPLATE = REPO / "tests/fixtures/gdelt/20250807220000.export.CSV"
 FIRST_ID = 1_250_000_000  # GLOBALEVENTIDs of August 2025 are around 1.256 billion
@@ -437,21 +437,23 @@ def peak_mib() -> float:
 def record_database(root: Path) -> None:
     """The record ``database`` writes beside the warehouse it builds (the runner's), of this
     generated one."""
-    from gdelt_forecast.config import REPO_DEFAULT, load_config
-    from gdelt_forecast.data_root import DataRoot
-    from gdelt_forecast.runner import record_whole
-    from gdelt_forecast.stages import STAGES
+    from gdelt_forecast.ground.config import REPO_DEFAULT, load_config
+    from gdelt_forecast.ground.data_root import DataRoot
+    from gdelt_forecast.pipeline.runner import record_whole
+    from gdelt_forecast.pipeline.stages import STAGES
 
     cfg, database = load_config(REPO_DEFAULT, data_root=root), STAGES["database"]
-    record_whole(database, cfg, database.inputs(cfg, DataRoot(root), None), "bench_release", {})
+    record_whole(
+        database, cfg, database.fingerprint(cfg, DataRoot(root), None), "bench_release", {}
+    )
 
 
 def work_release(workdir: Path) -> dict:
     """The month's stages, then the release, through the runner as the command line runs
     them; the seconds of each stage and of each of the release's steps (its summary's)."""
-    from gdelt_forecast.config import REPO_DEFAULT, load_config
+    from gdelt_forecast.ground.config import REPO_DEFAULT, load_config
+    from gdelt_forecast.pipeline.runner import run
     from gdelt_forecast.release.build import releases_dir
-    from gdelt_forecast.runner import run
 
     cfg = load_config(REPO_DEFAULT, data_root=data_root(workdir))
     assert cfg.release.history_start is None and not cfg.release.embedding_url

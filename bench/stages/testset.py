@@ -70,8 +70,8 @@ COMMON_RELATIONS = [  # second-level CAMEO codes
 ]  # fmt: skip
 RUNS = {"h1": [], "h1_7_30": ["testset.horizons=[1, 7, 30]"]}
 PHASES = (  # (label, module, attribute) of what build_testset calls
-    ("sql", "gdelt_forecast.duck", "run"),
-    ("sql", "gdelt_forecast.duck", "records"),
+    ("sql", "gdelt_forecast.ground.duck", "run"),
+    ("sql", "gdelt_forecast.ground.duck", "records"),
     ("query rows", "gdelt_forecast.testset.build", "_rows"),
     ("leakage check", "gdelt_forecast.testset.build", "check_leakage"),
     ("subset draw", "gdelt_forecast.testset.build", "balanced_subset"),
@@ -244,7 +244,7 @@ def timed(phases: dict[str, float], label: str, fn, active: set[str] = set()):  
 def work(workdir: Path, run: str) -> dict:
     import importlib
 
-    from gdelt_forecast.config import REPO_DEFAULT, load_config
+    from gdelt_forecast.ground.config import REPO_DEFAULT, load_config
     from gdelt_forecast.testset.build import build_testset
 
     cfg = load_config(REPO_DEFAULT, overrides=RUNS[run], data_root=data_root(workdir))

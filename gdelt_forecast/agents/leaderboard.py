@@ -19,7 +19,7 @@ from filelock import FileLock
 from gdelt_forecast.agents.prompts import APIS
 from gdelt_forecast.contract.names import REASONING
 from gdelt_forecast.contract.names import TASKS as OPENFORECAST
-from gdelt_forecast.parquet_io import read_rows, write_parquet
+from gdelt_forecast.ground.parquet_io import read_rows, write_parquet
 
 FILE = "leaderboard.parquet"
 _RUN = ("release", "run", "model", "action", "apis", "split", "samples", "prompt_version")

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gdelt_forecast.agents import prompts
-from gdelt_forecast.config import AgentsConfig
+from gdelt_forecast.ground.config import AgentsConfig
+from gdelt_forecast.ground.wellformed import wellformed
 from gdelt_forecast.llm.batch import Session
 from gdelt_forecast.llm.request import Request
-from gdelt_forecast.testset.evaluate import parse_prediction
-from gdelt_forecast.wellformed import wellformed
+from gdelt_forecast.scoring.answers import parse_prediction
 
 FINAL, MAX_STEPS, INVALID, REPEATED = (
     "Final Answer", "Max Steps Exceeded", "Invalid Action", "Repeated Actions")  # fmt: skip

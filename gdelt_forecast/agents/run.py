@@ -36,18 +36,20 @@ import pyarrow.parquet as pq
 
 from gdelt_forecast.agents import leaderboard, prompts
 from gdelt_forecast.agents.react import END_STATES, REPEATED, REPEATED_STEP, Agent, Query, Run
-from gdelt_forecast.config import Config
 from gdelt_forecast.contract.names import QUERIES
-from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.environment import TOOLS, call_tool, open_environment, release_folder
-from gdelt_forecast.errors import StageError
-from gdelt_forecast.files import write_json
-from gdelt_forecast.parquet_io import write_parquet
-from gdelt_forecast.progress import progress
-from gdelt_forecast.stage_record import digest
-from gdelt_forecast.summary import StageSummary
-from gdelt_forecast.testset import evaluate
-from gdelt_forecast.wellformed import mended
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.ground.files import write_json
+from gdelt_forecast.ground.parquet_io import write_parquet
+from gdelt_forecast.ground.progress import progress
+from gdelt_forecast.ground.summary import StageSummary
+from gdelt_forecast.ground.wellformed import mended
+from gdelt_forecast.pipeline.stage_record import digest
+from gdelt_forecast.scoring import evaluate
+from gdelt_forecast.scoring.mirai import clean_prediction, score_query
+from gdelt_forecast.scoring.queries import load_queries
 
 ACTIONS = ("function", "code")
 REFUSED = "is not among this run's functions"
@@ -127,7 +129,7 @@ def run_agents(
     if not layers and (out / "run.json").exists():  # every query resumed: as the run said
         layers = json.loads((out / "run.json").read_text(encoding="utf-8"))["sandbox_layers"]
     runs, steps = journal.read()
-    queries = evaluate.load_queries(folder / QUERIES[split])
+    queries = load_queries(folder / QUERIES[split])
     predictions = {r["query_id"]: r["answer"] or {} for r in runs if r["sample"] == 0}
     scores = evaluate.score(queries, predictions)
     consistency = _consistency(queries, runs, samples) if samples > 1 else {}
@@ -379,13 +381,13 @@ def _consistency(queries, runs: list[dict], samples: int) -> dict:
     voted, best = {}, {}
     for q in queries:
         answers = by_query.get(q.query_id, [])
-        cleaned = (evaluate.clean_prediction(a) for a in answers)  # the scorer's own reading
+        cleaned = (clean_prediction(a) for a in answers)  # the scorer's own reading
         counts = Counter(code for c in cleaned for code in c.first_level | c.second_level)
         vote: dict[str, list[str]] = {}
         for code in sorted(c for c, n in counts.items() if n * 2 > samples):
             vote.setdefault(code[:2], []).extend([code] if len(code) == 3 else [])
         voted[q.query_id] = vote
-        scored = [(evaluate.score_query(q.answer, a)["second_level"]["f1"], i)
+        scored = [(score_query(q.answer, a)["second_level"]["f1"], i)
                   for i, a in enumerate(answers)]  # fmt: skip
         best[q.query_id] = answers[max(scored)[1]] if scored else {}
     return {

@@ -123,8 +123,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from gdelt_forecast.agents.sandbox_folder import DIR, over_limits, remove
-from gdelt_forecast.config import SandboxConfig
-from gdelt_forecast.errors import StageError
+from gdelt_forecast.ground.config import SandboxConfig
+from gdelt_forecast.ground.errors import StageError
 
 # A message from the sandbox longer than its output limit plus this is not one of ours.
 _SLACK = 1 << 20

@@ -14,7 +14,7 @@ import stat
 import time
 from collections.abc import Iterator
 
-from gdelt_forecast.config import SandboxConfig
+from gdelt_forecast.ground.config import SandboxConfig
 
 # A folder opened to list it and to name what it holds: never through a link.
 DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC

@@ -17,7 +17,7 @@ from pathlib import Path
 from gdelt_forecast.articles import obelics
 from gdelt_forecast.articles.extract import extract
 from gdelt_forecast.articles.process import as_paragraphs, preset_for
-from gdelt_forecast.config import Config
+from gdelt_forecast.ground.config import Config
 
 _HTML = re.compile(rb"<(!doctype|html|head|body|article|div|p)\b", re.IGNORECASE)
 

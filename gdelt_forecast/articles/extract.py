@@ -37,7 +37,7 @@ A declared charset that names no codec a page can be in (garbage, a bytes-to-byt
 such as ``rot13``, a Python-only one such as ``unicode_escape``) is ignored, as browsers
 ignore an unknown label, and detection decides.
 
-Text is well-formed (:mod:`gdelt_forecast.wellformed`, boundary ``page``) where it enters:
+Text is well-formed (:mod:`gdelt_forecast.ground.wellformed`, boundary ``page``) where it enters:
 the decoded HTML, before lxml parses it, and every field of the result once more, the text
 that is stored (a character reference such as ``&#x7f;`` names a control character, which
 only trafilatura's own cleaning keeps out of the text today).
@@ -68,7 +68,7 @@ from lxml.etree import Element
 from trafilatura.utils import decode_file
 from trafilatura.xml import xmltotxt
 
-from gdelt_forecast.wellformed import count_mended, mended, wellformed
+from gdelt_forecast.ground.wellformed import count_mended, mended, wellformed
 
 # trafilatura's own default cap (MAX_FILE_SIZE); a decompressed page past it is not an article.
 MAX_HTML_BYTES = 20_000_000

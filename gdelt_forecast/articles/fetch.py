@@ -43,6 +43,7 @@ from gdelt_forecast.articles.ledger import (
     settle_finished_runs,
     settled_urls,
 )
+from gdelt_forecast.articles.politeness_store import open_store
 from gdelt_forecast.articles.robots import Robots, RobotsUnreachable
 from gdelt_forecast.articles.safety import (
     PinnedClient,
@@ -59,11 +60,11 @@ from gdelt_forecast.articles.safety import (
     split_url,
 )
 from gdelt_forecast.articles.warc import RunWarcs, response_records
-from gdelt_forecast.config import ArticlesConfig, Config
-from gdelt_forecast.data_root import DataRoot
-from gdelt_forecast.progress import progress
-from gdelt_forecast.summary import StageSummary
-from gdelt_forecast.wellformed import wellformed
+from gdelt_forecast.ground.config import ArticlesConfig, Config
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.progress import progress
+from gdelt_forecast.ground.summary import StageSummary
+from gdelt_forecast.ground.wellformed import wellformed
 
 log = logging.getLogger(__name__)
 
@@ -575,7 +576,7 @@ def fetch_urls(cfg: Config, urls: Iterable[str]) -> FetchSummary:
     todo = [url for url in wanted if url not in settled]
     summary.urls, summary.skipped = len(wanted), len(wanted) - len(todo)
     run = f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
-    fetcher = _Fetcher(cfg.articles, politeness.open_store(cfg))
+    fetcher = _Fetcher(cfg.articles, open_store(cfg))
     try:
         with Journal(cfg.data_root, run) as journal:
             warcs = RunWarcs(cfg.data_root, run, cfg.articles.user_agent, cfg.articles.robots)

@@ -36,9 +36,9 @@ import pyarrow.parquet as pq
 from filelock import FileLock, Timeout
 
 from gdelt_forecast.articles.warc import pages_with_offsets, seal, unfinished_files
-from gdelt_forecast.data_root import DataRoot
-from gdelt_forecast.objectstore import shared_file
-from gdelt_forecast.parquet_io import write_parquet
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.parquet_io import write_parquet
+from gdelt_forecast.storage.working_copy import shared_file
 
 log = logging.getLogger(__name__)
 

@@ -8,6 +8,10 @@ Definitions follow the OBELICS reference code (huggingface/OBELICS,
 - `mirai`: the checks MIRAI ran (its copy of the code comments out the stop-word and
   punctuation checks); paragraphs are single lines.
 
+A check returns None for a passing text, else a `Verdict` naming the failing filter, its
+value and cut-off (as a datatrove filter returns keep, or drop with a reason); the verdict's
+`reason` is the text written to the exclusions, e.g. "words 3 < 4".
+
 Neither preset repeats MIRAI's paragraph loop, which kept failing paragraphs that follow
 the last passing one: here a failing paragraph is removed wherever it is.
 
@@ -38,7 +42,7 @@ from typing import Any, Literal
 import regex
 
 from gdelt_forecast.articles import language as langid
-from gdelt_forecast.contract.documents import FILTERS
+from gdelt_forecast.contract.documents import CHECKS, FILTERS
 
 Level = Literal["paragraph", "document"]
 
@@ -250,6 +254,8 @@ MIRAI = Preset(
 PRESETS: dict[str, Preset] = {preset.name: preset for preset in (OBELICS, MIRAI)}
 
 _MINIMA = frozenset({"stopwords", "punctuation", "lang_score"})
+# Counts, codes and the rounded perplexity print whole; the shares print short.
+_PRINTED_WHOLE = frozenset({"words", "lang", "perplexity"})
 
 
 def _show(value: float, limit: float) -> str:
@@ -258,9 +264,32 @@ def _show(value: float, limit: float) -> str:
     return short if float(short) != limit else repr(value)
 
 
-def check(values: dict, preset: Preset, level: Level) -> str | None:
-    """None when `values` pass every check of `preset` at `level`, else the first failure
-    in FILTERS order as "<filter> <value> <op> <cut-off>", e.g. "words 3 < 4"."""
+@dataclass(frozen=True)
+class Verdict:
+    """Why a text was removed: its `filter` gave `value`, which is `comparison` the cut-off
+    `limit` (words 3 < 4). A document left without paragraphs has only a `filter`."""
+
+    filter: str  # one of CHECKS
+    value: float | int | str | None = None
+    comparison: Literal["<", ">", "!="] | None = None
+    limit: float | int | str | None = None
+
+    def __post_init__(self) -> None:
+        if self.filter not in CHECKS:
+            raise ValueError(f"verdict: {self.filter!r} is not a declared filter ({CHECKS})")
+
+    @property
+    def reason(self) -> str:
+        """The text the exclusions and `articles explain` show, e.g. "words 3 < 4"."""
+        if self.comparison is None:
+            return self.filter
+        value = self.value if self.filter in _PRINTED_WHOLE else _show(self.value, self.limit)
+        return f"{self.filter} {value} {self.comparison} {self.limit}"
+
+
+def check(values: dict, preset: Preset, level: Level) -> Verdict | None:
+    """None when `values` pass every check of `preset` at `level`, else the verdict of the
+    first failure in FILTERS order (perplexity last)."""
     limits = preset.thresholds(level)
     for name in FILTERS:
         limit = getattr(limits, name)
@@ -272,21 +301,21 @@ def check(values: dict, preset: Preset, level: Level) -> str | None:
         if name == "words":
             low, high = limit
             if value < low:
-                return f"words {value} < {low}"
+                return Verdict(name, value, "<", low)
             if value > high:
-                return f"words {value} > {high}"
+                return Verdict(name, value, ">", high)
         elif name == "lang":
             if value != limit:
-                return f"lang {value} != {limit}"
+                return Verdict(name, value, "!=", limit)
         elif name in _MINIMA:
             if value < limit:
-                return f"{name} {_show(value, limit)} < {limit}"
+                return Verdict(name, value, "<", limit)
         elif value > limit:
-            return f"{name} {_show(value, limit)} > {limit}"
+            return Verdict(name, value, ">", limit)
     if level == "document" and preset.perplexity is not None:
         value = values["perplexity"]
         if value > preset.perplexity.max:
-            return f"perplexity {value} > {preset.perplexity.max}"
+            return Verdict("perplexity", value, ">", preset.perplexity.max)
     return None
 
 
@@ -316,19 +345,31 @@ def perplexity(text: str, settings: Perplexity) -> float:
     return round(10.0 ** (-model.score(line) / (len(line.split()) + 1)), 1)
 
 
+class _Judged:
+    """`kept` and `reason` derived from the verdict, so that they cannot disagree with it."""
+
+    verdict: Verdict | None  # None: kept
+
+    @property
+    def kept(self) -> bool:
+        return self.verdict is None
+
+    @property
+    def reason(self) -> str | None:
+        return None if self.verdict is None else self.verdict.reason
+
+
 @dataclass
-class ParagraphResult:
+class ParagraphResult(_Judged):
     text: str
     values: dict
-    kept: bool
-    reason: str | None
+    verdict: Verdict | None
 
 
 @dataclass
-class Cleaned:
+class Cleaned(_Judged):
     text: str  # the kept paragraphs joined with the preset's separator
-    kept: bool
-    reason: str | None
+    verdict: Verdict | None
     values: dict  # document level, on `text`; empty when no paragraph was kept
     paragraphs: list[ParagraphResult]
 
@@ -339,14 +380,14 @@ def clean(text: str, preset: Preset) -> Cleaned:
     paragraphs = []
     for part in standardize_whitespace(text).split(preset.separator):
         part_values = values(part, "paragraph", preset.paragraph.lang is not None)
-        reason = check(part_values, preset, "paragraph")
-        paragraphs.append(ParagraphResult(part, part_values, reason is None, reason))
+        paragraphs.append(
+            ParagraphResult(part, part_values, check(part_values, preset, "paragraph"))
+        )
     kept = [p.text for p in paragraphs if p.kept]
     if not kept:
-        return Cleaned("", False, "no paragraph kept", {}, paragraphs)
+        return Cleaned("", Verdict("no paragraph kept"), {}, paragraphs)
     joined = preset.separator.join(kept)
     doc_values = values(joined, "document", preset.document.lang is not None)
     if preset.perplexity is not None:
         doc_values["perplexity"] = perplexity(joined, preset.perplexity)
-    reason = check(doc_values, preset, "document")
-    return Cleaned(joined, reason is None, reason, doc_values, paragraphs)
+    return Cleaned(joined, check(doc_values, preset, "document"), doc_values, paragraphs)

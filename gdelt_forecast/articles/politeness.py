@@ -1,9 +1,10 @@
 """Each host's turn, shared by every process that fetches: one politeness for a whole run.
 
-What a host may be sent is kept in one store that every fetch process asks (``open_store``):
-a SQLite file on one machine (``<data root>/tmp/politeness.sqlite``, the data root's own or
-its working copy's, never pushed to a bucket), or Redis (``articles.politeness_store``, a
-``redis://`` URL such as the Celery broker's) to share it between machines. Per host:
+What a host may be sent is kept in one store that every fetch process asks
+(:func:`gdelt_forecast.articles.politeness_store.open_store`): a SQLite file on one machine
+(``<data root>/tmp/politeness.sqlite``, the data root's own or its working copy's, never
+pushed to a bucket), or Redis (``articles.politeness_store``, a ``redis://`` URL such as the
+Celery broker's) to share it between machines. Per host:
 
 - **the next permitted request**: a request to a host starts at least
   ``articles.per_host_delay_s`` after the last turn was given, and that plus
@@ -39,8 +40,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gdelt_forecast.config import ArticlesConfig, Config
-from gdelt_forecast.data_root import DataRoot
+from gdelt_forecast.ground.config import ArticlesConfig
 
 log = logging.getLogger(__name__)
 
@@ -232,13 +232,3 @@ class FileStore(Store):
     def close(self) -> None:
         super().close()
         self._db.close()
-
-
-def open_store(cfg: Config) -> Store:
-    """The store ``articles.politeness_store`` names; by default the data root's file."""
-    url = cfg.articles.politeness_store
-    if url:
-        from gdelt_forecast.articles.politeness_redis import RedisStore
-
-        return RedisStore(cfg.articles, url)
-    return FileStore(cfg.articles, DataRoot(cfg.data_root).scratch / FILE_NAME)

@@ -10,8 +10,8 @@ they expire a day after their last use. Imported only where a store is a Redis U
 from __future__ import annotations
 
 from gdelt_forecast.articles.politeness import POLL_S, ROBOTS_TTL_S, Answer, Store
-from gdelt_forecast.config import ArticlesConfig
-from gdelt_forecast.errors import StageError
+from gdelt_forecast.ground.config import ArticlesConfig
+from gdelt_forecast.ground.errors import StageError
 
 PREFIX = "gdelt-forecast:politeness:"
 KEEP_S = 24 * 3600  # a host's keys outlive their last use by a day

@@ -26,19 +26,19 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from gdelt_forecast import dates
 from gdelt_forecast.articles import obelics
 from gdelt_forecast.articles.extract import extract
 from gdelt_forecast.articles.ledger import read_ledger
 from gdelt_forecast.articles.sources import urls_for_days
 from gdelt_forecast.articles.warc import Page, iter_pages
-from gdelt_forecast.config import Config
-from gdelt_forecast.contract.documents import DOCS, EXCLUSIONS, FILTERS, VALUES
-from gdelt_forecast.data_root import PART, DataRoot, article
-from gdelt_forecast.errors import StageError
-from gdelt_forecast.parquet_io import write_parquet
-from gdelt_forecast.progress import progress
-from gdelt_forecast.summary import StageSummary
+from gdelt_forecast.contract.documents import DOCS, EXCLUSIONS, VALUES
+from gdelt_forecast.ground import dates
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import PART, DataRoot, article
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.ground.parquet_io import write_parquet
+from gdelt_forecast.ground.progress import progress
+from gdelt_forecast.ground.summary import StageSummary
 
 log = logging.getLogger(__name__)
 _CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.IGNORECASE)
@@ -105,12 +105,24 @@ def as_paragraphs(text: str, preset: obelics.Preset) -> str:
     return preset.separator.join(piece for piece in pieces if piece.strip())
 
 
-def _exclusion(url, day, level, index, text, filter_name, value, reason, preset) -> dict:
+def _exclusion(
+    url: str,
+    day: date,
+    preset: str,
+    *,
+    filter_name: str,
+    reason: str,
+    value: object = None,
+    paragraph: int | None = None,
+    text: str | None = None,
+) -> dict:
+    """One exclusions row: a paragraph's when `paragraph` (its index) is given, else the
+    document's."""
     return {
         "url": url,
         "date": day,
-        "level": level,
-        "paragraph": index,
+        "level": "document" if paragraph is None else "paragraph",
+        "paragraph": paragraph,
         "text": text,
         "filter": filter_name,
         "value": None if value is None else str(value),
@@ -119,10 +131,26 @@ def _exclusion(url, day, level, index, text, filter_name, value, reason, preset)
     }
 
 
-def _failed_filter(reason: str) -> str:
-    """The filter named at the head of a reason ("words 3 < 4"), else the reason itself."""
-    head = reason.split(" ", 1)[0]
-    return head if head in FILTERS else reason
+def _removal(
+    url: str,
+    day: date,
+    preset: str,
+    verdict: obelics.Verdict,
+    *,
+    paragraph: int | None = None,
+    text: str | None = None,
+) -> dict:
+    """The exclusions row of a paragraph or document that an OBELICS filter removed."""
+    return _exclusion(
+        url,
+        day,
+        preset,
+        filter_name=verdict.filter,
+        reason=verdict.reason,
+        value=verdict.value,
+        paragraph=paragraph,
+        text=text,
+    )
 
 
 def process_page(page: Page, day: date, preset: obelics.Preset, timeout_s: float):
@@ -134,41 +162,16 @@ def process_page(page: Page, day: date, preset: obelics.Preset, timeout_s: float
     )
     if extracted.error or not extracted.text:
         reason = extracted.error or "no_text: nothing extracted"
-        return None, [
-            _exclusion(page.url, day, "document", None, None, "extraction", None, reason, version)
-        ]
+        return None, [_exclusion(page.url, day, version, filter_name="extraction", reason=reason)]
     cleaned = obelics.clean(as_paragraphs(extracted.text, preset), preset)
-    excluded = []
-    for index, paragraph in enumerate(cleaned.paragraphs):
-        if not paragraph.kept:
-            name = _failed_filter(paragraph.reason)
-            excluded.append(
-                _exclusion(
-                    page.url,
-                    day,
-                    "paragraph",
-                    index,
-                    paragraph.text,
-                    name,
-                    paragraph.values.get(name),
-                    paragraph.reason,
-                    version,
-                )
-            )
-    if not cleaned.kept:
-        name = _failed_filter(cleaned.reason)
+    excluded = [
+        _removal(page.url, day, version, paragraph.verdict, paragraph=index, text=paragraph.text)
+        for index, paragraph in enumerate(cleaned.paragraphs)
+        if paragraph.verdict is not None
+    ]
+    if cleaned.verdict is not None:
         excluded.append(
-            _exclusion(
-                page.url,
-                day,
-                "document",
-                None,
-                cleaned.text or None,
-                name,
-                cleaned.values.get(name),
-                cleaned.reason,
-                version,
-            )
+            _removal(page.url, day, version, cleaned.verdict, text=cleaned.text or None)
         )
         return None, excluded
     row = {
@@ -186,12 +189,12 @@ def process_page(page: Page, day: date, preset: obelics.Preset, timeout_s: float
     return row, excluded
 
 
-def process(cfg: Config, first: date, last: date, warcs: list[Path] | None = None) -> Summary:
+def process(cfg: Config, first: date, last: date, warc: list[Path] | None = None) -> Summary:
     """Turn the fetched pages of the days' source URLs into documents and exclusions."""
     t0 = time.monotonic()
     wanted = urls_for_days(cfg, first, last)
     stored = DataRoot(cfg.data_root).pages
-    sources = list(warcs or cfg.articles.archives or sorted(stored.rglob("*.warc.gz")))
+    sources = list(warc or cfg.articles.archives or sorted(stored.rglob("*.warc.gz")))
     if not sources:
         raise ArticlesError(
             f"no pages under {stored}: run `gdelt-forecast articles fetch`, or pass --warc"
@@ -228,13 +231,10 @@ def process(cfg: Config, first: date, last: date, warcs: list[Path] | None = Non
             gone = _exclusion(
                 url,
                 day,
-                "document",
-                None,
-                None,
-                "fetch",
-                status,
-                f"no page: {status}",
                 preset.version,
+                filter_name="fetch",
+                reason=f"no page: {status}",
+                value=status,
             )
             results[url] = (None, None, [gone])
     _write(cfg, first, last, results.values())

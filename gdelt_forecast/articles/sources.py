@@ -7,10 +7,10 @@ from __future__ import annotations
 import logging
 from datetime import date
 
-from gdelt_forecast import dates, duck
-from gdelt_forecast.config import Config
-from gdelt_forecast.data_root import PART, DataRoot, silver
-from gdelt_forecast.errors import StageError
+from gdelt_forecast.ground import dates, duck
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import PART, DataRoot, silver
+from gdelt_forecast.ground.errors import StageError
 
 log = logging.getLogger(__name__)
 

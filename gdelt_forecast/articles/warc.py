@@ -12,7 +12,7 @@ after its last complete gzip member (``seal``). A run starts a new file past
 
 ``iter_pages`` reads every HTTP response of these or of any web archive's WARC (or ARC)
 files, gzipped or not; ``write_pages`` packages pages one already has as a WARC file. A
-page's URLs and Content-Type come out well-formed (:mod:`gdelt_forecast.wellformed`,
+page's URLs and Content-Type come out well-formed (:mod:`gdelt_forecast.ground.wellformed`,
 boundary ``page``): another archive's headers may hold NUL or control characters, which
 the documents' Parquet and a terminal should never see.
 """
@@ -35,8 +35,8 @@ from warcio.timeutils import datetime_to_iso_date, iso_date_to_datetime
 from warcio.warcwriter import WARCWriter
 
 from gdelt_forecast import __version__
-from gdelt_forecast.data_root import PAGES, DataRoot
-from gdelt_forecast.wellformed import wellformed
+from gdelt_forecast.ground.data_root import PAGES, DataRoot
+from gdelt_forecast.ground.wellformed import wellformed
 
 SOURCE_HEADER = "GDELT-Forecast-Source-URI"
 WARC_MAX_BYTES = 1 << 30  # the customary WARC file size

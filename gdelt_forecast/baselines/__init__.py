@@ -1,6 +1,6 @@
 """Reference scores of a release's test set: forecasts that use nothing but the agent
 environment (:mod:`gdelt_forecast.environment`), so no baseline sees a row on or after its
-query's date, scored by MIRAI's metrics (:mod:`gdelt_forecast.testset.evaluate`).
+query's date, scored by MIRAI's metrics (:mod:`gdelt_forecast.scoring.mirai`).
 
 - ``history``: the second-level relations between the query's subject and object in the
   ``baseline.window_days`` days up to its last visible day (its ``cutoff`` column);
@@ -28,11 +28,12 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from gdelt_forecast.config import Config
 from gdelt_forecast.contract.names import BASELINES, QUERIES
 from gdelt_forecast.environment import CAMEOCode, Date, DateRange, Environment, ISOCode
-from gdelt_forecast.summary import StageSummary
-from gdelt_forecast.testset import evaluate
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.summary import StageSummary
+from gdelt_forecast.scoring import evaluate
+from gdelt_forecast.scoring.queries import load_queries
 
 ALL_METHODS = (*BASELINES, "llm")
 
@@ -98,7 +99,7 @@ def run_baseline(cfg: Config, folder: Path, method: str, split: str = "test") ->
         from gdelt_forecast.baselines.direct import direct_io, enter
 
         predictions, llm = direct_io(folder, path, cfg)
-        scores = evaluate.score(evaluate.load_queries(path), predictions)
+        scores = evaluate.score(load_queries(path), predictions)
         enter(cfg, folder.name, split, scores, llm, len(predictions))
         return Summary(
             folder.name, method, split, len(predictions), scores, time.monotonic() - t0, llm
@@ -132,7 +133,7 @@ def run_baselines(
     seconds = time.monotonic() - t0
     out = {}
     for split in splits:
-        loaded = evaluate.load_queries(folder / QUERIES[split])
+        loaded = load_queries(folder / QUERIES[split])
         for method in methods:
             scores = evaluate.score(loaded, predictions[method])
             out[method, split] = Summary(

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TypeVar
 
 from gdelt_forecast.agents import leaderboard
-from gdelt_forecast.config import Config
-from gdelt_forecast.data_root import DataRoot
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.llm import Request, run, summarize, write_calls
-from gdelt_forecast.summary import StageSummary
 
 
 @dataclass

@@ -12,11 +12,11 @@ import pyarrow.parquet as pq
 from pydantic import ConfigDict, Field
 
 from gdelt_forecast.agents import leaderboard
-from gdelt_forecast.config import Config
-from gdelt_forecast.data_root import DataRoot
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import DataRoot
 from gdelt_forecast.llm import Answer, Request, run, summarize, write_calls
 from gdelt_forecast.llm.schema import chars
-from gdelt_forecast.testset import evaluate
+from gdelt_forecast.scoring.answers import parse_prediction
 
 PROMPTS = Path(__file__).parent / "prompts" / "mirai-direct-v1"
 
@@ -32,7 +32,7 @@ class Forecast(Answer):
 
 def _read_answer(text: str) -> dict:
     """A prediction from an answer that is not plain JSON ("Final Answer: {...}")."""
-    prediction = evaluate.parse_prediction(text)
+    prediction = parse_prediction(text)
     if prediction is None:
         raise ValueError("no prediction dict in the answer")
     return prediction

@@ -14,6 +14,10 @@ FILTERS = (
     "lang",
     "lang_score",
 )
+# Every filter a verdict names, so every `filter` of the exclusions but the stages before
+# (fetch, extraction): the filters above, the optional document-level perplexity check, and
+# "no paragraph kept" for a document whose paragraphs all failed.
+CHECKS = (*FILTERS, "perplexity", "no paragraph kept")
 VALUES = [(name, pa.string() if name == "lang" else pa.float64()) for name in FILTERS]
 DOCS = pa.schema(
     [
@@ -36,7 +40,7 @@ EXCLUSIONS = pa.schema(
         ("level", pa.string()),  # "document" or "paragraph"
         ("paragraph", pa.int32()),  # index among the extracted paragraphs; null for documents
         ("text", pa.string()),
-        ("filter", pa.string()),  # the filter (or stage: fetch, extraction) that removed it
+        ("filter", pa.string()),  # one of CHECKS, or the stage (fetch, extraction) that removed it
         ("value", pa.string()),
         ("reason", pa.string()),
         ("preset", pa.string()),

@@ -8,8 +8,6 @@ import json
 from datetime import date
 from pathlib import Path
 
-from gdelt_forecast.config import Config, load_config
-from gdelt_forecast.data_root import RELEASES, DataRoot
 from gdelt_forecast.environment.env import Environment, EnvironmentSetupError
 from gdelt_forecast.environment.tools import TOOLS, call_tool, tool_schemas
 from gdelt_forecast.environment.types import (
@@ -22,6 +20,8 @@ from gdelt_forecast.environment.types import (
     NewsArticle,
     Relation,
 )
+from gdelt_forecast.ground.config import Config, load_config
+from gdelt_forecast.ground.data_root import RELEASES, DataRoot
 
 __all__ = [
     "TOOLS", "CAMEOCode", "Country", "Date", "DateRange", "Environment", "EnvironmentSetupError",
@@ -64,7 +64,7 @@ def open_environment(
 
 
 def _embedder(model: str, cfg: Config | None):
-    from gdelt_forecast import embeddings
+    from gdelt_forecast.ground import embeddings
 
     if model == embeddings.LOCAL_MODEL:  # the defaults embed locally
         return lambda texts: embeddings.embed(Config(), texts)

@@ -45,7 +45,6 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from gdelt_forecast import duck
 from gdelt_forecast.environment import bm25
 from gdelt_forecast.environment.types import (
     CAMEOCode,
@@ -56,7 +55,8 @@ from gdelt_forecast.environment.types import (
     ISOCode,
     Relation,
 )
-from gdelt_forecast.errors import StageError
+from gdelt_forecast.ground import duck
+from gdelt_forecast.ground.errors import StageError
 
 EVENTS_LIMIT, NEWS_LIMIT, MATCHES = 30, 15, 5  # MIRAI's list lengths
 ROLES = ("head", "tail", "both")

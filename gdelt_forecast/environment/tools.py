@@ -24,7 +24,7 @@ from gdelt_forecast.environment.types import (
     ISOCode,
     Relation,
 )
-from gdelt_forecast.wellformed import wellformed, wellformed_value
+from gdelt_forecast.ground.wellformed import wellformed, wellformed_value
 
 log = logging.getLogger(__name__)
 _BOUNDARY = "tool argument"
@@ -115,7 +115,7 @@ def call_tool(
     JSON-ready values. Whatever a model sends is a ValueError with MIRAI's wording where it
     is wrong (an unknown tool or argument, a value of the wrong type, size or form, a day not
     in the calendar), checked before any query, never another exception; a string's lone
-    surrogates and control characters are mended first (:mod:`gdelt_forecast.wellformed`),
+    surrogates and control characters are mended first (:mod:`gdelt_forecast.ground.wellformed`),
     so an error that echoes it can be written; past ``deadline_s`` the environment's query
     is interrupted and the call is a ValueError too, and so is any failure of the query."""
     if name not in TOOLS:

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
-from gdelt_forecast import dates, duck
-from gdelt_forecast.config import Config
-from gdelt_forecast.data_root import DataRoot
-from gdelt_forecast.errors import StageError
 from gdelt_forecast.gdelt.schema import MENTIONS
+from gdelt_forecast.ground import dates, duck
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.reference import tables
-from gdelt_forecast.summary import StageSummary
 
 log = logging.getLogger(__name__)
 

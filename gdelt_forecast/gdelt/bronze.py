@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 from gdelt_forecast.gdelt.masterfile import SlotFile
 from gdelt_forecast.gdelt.parse import Parsed
 from gdelt_forecast.gdelt.schema import BRONZE_DIR, PARTITION_COLUMN
-from gdelt_forecast.parquet_io import write_parquet
+from gdelt_forecast.ground.parquet_io import write_parquet
 
 
 def _iso_day(yyyymmdd: int) -> str:

@@ -11,10 +11,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
-from gdelt_forecast.config import Config
-from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.gdelt import ledger
 from gdelt_forecast.gdelt.ingest import list_slot_files
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import DataRoot
 
 FINAL = {"downloaded", "cached", "missing", "corrupt"}
 

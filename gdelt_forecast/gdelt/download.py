@@ -15,9 +15,9 @@ from requests_file import FileAdapter
 from urllib3.util.retry import Retry
 
 from gdelt_forecast import __version__
-from gdelt_forecast.config import DownloadConfig
-from gdelt_forecast.files import temporary
 from gdelt_forecast.gdelt.masterfile import SlotFile
+from gdelt_forecast.ground.config import DownloadConfig
+from gdelt_forecast.ground.files import temporary
 
 log = logging.getLogger(__name__)
 

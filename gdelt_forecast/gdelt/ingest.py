@@ -16,14 +16,14 @@ from datetime import datetime
 
 import requests
 
-from gdelt_forecast.config import Config
-from gdelt_forecast.data_root import DataRoot
 from gdelt_forecast.gdelt import bronze, ledger
 from gdelt_forecast.gdelt.download import STATUSES, Fetched, fetch, make_session
 from gdelt_forecast.gdelt.masterfile import Listing, SlotFile, list_files
 from gdelt_forecast.gdelt.parse import ParseError, parse_zip
-from gdelt_forecast.progress import progress
-from gdelt_forecast.summary import StageSummary
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.progress import progress
+from gdelt_forecast.ground.summary import StageSummary
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from gdelt_forecast.objectstore import shared_file
-from gdelt_forecast.parquet_io import write_parquet
+from gdelt_forecast.ground.parquet_io import write_parquet
+from gdelt_forecast.storage.working_copy import shared_file
 
 SCHEMA = pa.schema(
     [

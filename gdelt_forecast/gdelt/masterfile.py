@@ -14,7 +14,7 @@ from datetime import datetime
 
 import requests
 
-from gdelt_forecast.errors import StageError
+from gdelt_forecast.ground.errors import StageError
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ reason; ``parse_bytes`` checks that the two add up to the file's line count (an 
 has none).
 
 Every string that comes out, a typed row's field or a reject's raw line, is well-formed
-text (:mod:`gdelt_forecast.wellformed`): a line is never rejected for its characters.
+text (:mod:`gdelt_forecast.ground.wellformed`): a line is never rejected for its characters.
 Bytes that are not UTF-8 become U+FFFD, as does a carriage return (the CSV reader would
 split a field at it); a NUL, another control character or a byte-order mark in a field
 becomes U+FFFD too (a byte-order mark that starts the file is dropped), and such a file is
@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from gdelt_forecast.gdelt.schema import PARTITION_COLUMN, REJECTS, REQUIRED, SCHEMAS
-from gdelt_forecast.wellformed import wellformed
+from gdelt_forecast.ground.wellformed import wellformed
 
 log = logging.getLogger(__name__)
 

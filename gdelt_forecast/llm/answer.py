@@ -5,7 +5,7 @@ The text arrives well-formed (the client mends every reply), but JSON has escape
 ``"\\ud800"`` or ``"\\u0000"`` inside a string of the answer decode to the very characters
 the client mended, and the answer goes on to the answer cache, Parquet and JSON files. So
 every string of a parsed answer, the fallback's too, is mended again here, at the same
-boundary (``llm reply``, :mod:`gdelt_forecast.wellformed`).
+boundary (``llm reply``, :mod:`gdelt_forecast.ground.wellformed`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gdelt_forecast.ground.wellformed import wellformed_value
 from gdelt_forecast.llm.request import Request
 from gdelt_forecast.llm.schema import Answer, validated
-from gdelt_forecast.wellformed import wellformed_value
 
 BOUNDARY = "llm reply"
 

@@ -24,13 +24,13 @@ from typing import Any
 
 from openai import AsyncOpenAI
 
-from gdelt_forecast.config import Config
-from gdelt_forecast.data_root import DataRoot
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.progress import progress
+from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.llm.cache import AnswerCache
 from gdelt_forecast.llm.client import ask, check_server
 from gdelt_forecast.llm.request import Request, Result, request_hash
-from gdelt_forecast.progress import progress
-from gdelt_forecast.summary import StageSummary
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from gdelt_forecast.files import replacing
+from gdelt_forecast.ground.files import replacing
 from gdelt_forecast.llm.request import Request, Result
 
 log = logging.getLogger(__name__)

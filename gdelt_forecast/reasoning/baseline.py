@@ -13,8 +13,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from gdelt_forecast.baselines import answered
-from gdelt_forecast.config import Config
-from gdelt_forecast.errors import StageError
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.errors import StageError
 
 
 class Summary(answered.Summary):

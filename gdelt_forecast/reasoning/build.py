@@ -39,21 +39,21 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from gdelt_forecast.config import Config, ReasoningConfig
 from gdelt_forecast.contract.names import REASONING as TASKS
 from gdelt_forecast.contract.names import letters
 from gdelt_forecast.contract.reasoning import cameo_types, unsound
 from gdelt_forecast.contract.relations import CHOICES, INVERSE, NONE, temporal
 from gdelt_forecast.contract.similarity import near_duplicate
 from gdelt_forecast.contract.text import period
-from gdelt_forecast.data_root import DataRoot
-from gdelt_forecast.errors import StageError
+from gdelt_forecast.ground.config import Config, ReasoningConfig
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.ground.parquet_io import write_parquet
+from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.llm import summarize, write_calls
-from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.reasoning import records
 from gdelt_forecast.reasoning.judged import judge
 from gdelt_forecast.reference import tables
-from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.tasks.records import balance
 from gdelt_forecast.timelines.stored import read_timelines
 

@@ -25,9 +25,9 @@ from pathlib import Path
 import pyarrow.dataset as ds
 
 from gdelt_forecast.contract.names import REASONING as TASKS
-from gdelt_forecast.errors import StageError
-from gdelt_forecast.tasks.evaluate import parse_choice
-from gdelt_forecast.testset.evaluate import bad_lines_note, coverage, predictions_by_id
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.scoring.answers import option_letter
+from gdelt_forecast.scoring.predictions import bad_lines_note, coverage, predictions_by_id
 
 _ANSWER_IS = re.compile(r"answer is\W*\(?([A-D])\b", re.IGNORECASE)
 # A reply that continues the prompt's "The answer is": the letter first, then anything.
@@ -42,7 +42,7 @@ def chosen(row: dict, raw: object) -> str | None:
     """The letter of the option ``raw`` names; None if it names none or several."""
     text = str(raw or "").strip()
     letters = string.ascii_uppercase[: len(row["candidates"])]
-    letter = parse_choice("MCNC", text)
+    letter = option_letter(text)
     if letter is None and (found := _ANSWER_IS.findall(text)):
         letter = found[-1].upper()
     if letter is None and (leading := _LEADING.match(text)):

@@ -16,11 +16,11 @@ from collections import Counter
 from itertools import combinations
 from typing import Literal
 
-from gdelt_forecast.config import Config
 from gdelt_forecast.contract.reasoning import CONSISTENT
 from gdelt_forecast.contract.relations import INVERSE
 from gdelt_forecast.contract.similarity import near_duplicate
 from gdelt_forecast.contract.sound import example
+from gdelt_forecast.ground.config import Config
 from gdelt_forecast.llm import Answer, Request, Result, run
 from gdelt_forecast.reasoning.records import PROMPTS
 

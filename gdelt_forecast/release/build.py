@@ -7,7 +7,7 @@ MIRAI's ``data/`` folder, statistics and plots, the dataset card, Croissant meta
 ``manifest.json``.
 
 The release packages, it does not rebuild: it reads the records of the month's stages
-(:mod:`gdelt_forecast.stage_record`), refuses with one line naming the stage to run again
+(:mod:`gdelt_forecast.pipeline.stage_record`), refuses with one line naming the stage to run again
 when one is missing or stale (its inputs changed since it ran, or it was built for another
 history window or config), and copies the files they list, checking each one's sha256 on
 the way. Then three steps: package (:func:`_package`), score the baselines
@@ -35,8 +35,6 @@ import duckdb
 import pyarrow.parquet as pq
 from filelock import FileLock
 
-from gdelt_forecast import dates, duck, stage_record
-from gdelt_forecast.config import Config
 from gdelt_forecast.contract.layout import TABLES
 from gdelt_forecast.contract.names import (
     BASELINES,
@@ -46,9 +44,11 @@ from gdelt_forecast.contract.names import (
     REASONING,
     SPLITS,
 )
-from gdelt_forecast.data_root import DataRoot
-from gdelt_forecast.errors import StageError
-from gdelt_forecast.files import (
+from gdelt_forecast.ground import dates, duck
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.ground.files import (
     entry,
     parquet_rows,
     replacing,
@@ -56,8 +56,11 @@ from gdelt_forecast.files import (
     temporary_folder,
     write_json,
 )
-from gdelt_forecast.objectstore import where
-from gdelt_forecast.parquet_io import write_parquet
+from gdelt_forecast.ground.parquet_io import write_parquet
+from gdelt_forecast.ground.summary import StageSummary
+from gdelt_forecast.ground.version import code_version
+from gdelt_forecast.pipeline import stage_record
+from gdelt_forecast.pipeline.stages import STAGES
 from gdelt_forecast.reference import tables as reference
 from gdelt_forecast.release import (
     card,
@@ -73,9 +76,7 @@ from gdelt_forecast.release import (
 from gdelt_forecast.release.model_built import model_built
 from gdelt_forecast.release.news_terms import write_news_terms
 from gdelt_forecast.release.tkg import write_tkg
-from gdelt_forecast.stages import STAGES
-from gdelt_forecast.summary import StageSummary
-from gdelt_forecast.version import code_version
+from gdelt_forecast.storage.working_copy import where
 
 log = logging.getLogger(__name__)
 VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -152,7 +153,7 @@ def current_records(cfg: Config, month: str, history_start: date | None = None) 
             record,
             params={"month": month, **stage.params(cfg, month, history_start=history_start)},
             config=stage.config(cfg),
-            inputs=stage.inputs(cfg, root, month),
+            inputs=stage.fingerprint(cfg, root, month),
         )
         if why:
             raise ReleaseError(

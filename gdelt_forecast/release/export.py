@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from gdelt_forecast import duck
+from gdelt_forecast.ground import duck
 
 ROW_GROUP = 100_000
 BATCH = 50_000

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gdelt_forecast.contract.names import MANIFEST
-from gdelt_forecast.files import entry
+from gdelt_forecast.ground.files import entry
 
 
 def on_disk(root: Path) -> list[Path]:

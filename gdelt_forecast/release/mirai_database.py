@@ -28,11 +28,11 @@ from pathlib import Path
 
 import duckdb
 
-from gdelt_forecast import duck
-from gdelt_forecast.config import ReleaseConfig
 from gdelt_forecast.contract.layout import TABLES
 from gdelt_forecast.contract.names import MANIFEST
-from gdelt_forecast.files import entry, replacing
+from gdelt_forecast.ground import duck
+from gdelt_forecast.ground.config import ReleaseConfig
+from gdelt_forecast.ground.files import entry, replacing
 
 FILES = {"data_kg": "mirai/MIRAI/data_kg.csv", "data_news": "mirai/MIRAI/data_news.csv"}
 SOURCES = ("quads", "quad_docs", "news", "countries", "relations")  # the tables they come from

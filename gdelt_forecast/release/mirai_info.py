@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from gdelt_forecast.config import Config
-from gdelt_forecast.embeddings import embed, model_name
-from gdelt_forecast.files import write_json
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.embeddings import embed, model_name
+from gdelt_forecast.ground.files import write_json
 from gdelt_forecast.reference import tables
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from gdelt_forecast import duck
+from gdelt_forecast.ground import duck
 from gdelt_forecast.release import export
 
 SCHEMA = pa.schema([("doc_id", pa.string()), ("date", pa.date32()), ("term", pa.string()),

@@ -34,7 +34,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from gdelt_forecast.contract.names import SPLITS, TASKS
-from gdelt_forecast.files import replacing
+from gdelt_forecast.ground.files import replacing
 
 FOLDER = "openforecast"
 NO_VQA, NO_MCNC = "MCNC without a VQA of its cut", "VQA without an MCNC of its cut"

@@ -1,5 +1,5 @@
 """A finished release into an s3:// data root's bucket, whole or not at all: the release
-stage's publisher, which :mod:`gdelt_forecast.runner` calls after the release was built in
+stage's publisher, which :mod:`gdelt_forecast.pipeline.runner` calls after the release was built in
 the working copy."""
 
 from __future__ import annotations
@@ -7,10 +7,11 @@ from __future__ import annotations
 import uuid
 from pathlib import PurePosixPath
 
-from gdelt_forecast.config import Config
-from gdelt_forecast.leases import bucket_lock
-from gdelt_forecast.objectstore import Bucket, StorageError, WorkingCopy, working_copy_of
+from gdelt_forecast.ground.config import Config
 from gdelt_forecast.release.build import Summary, stays_latest
+from gdelt_forecast.storage.bucket import Bucket, StorageError
+from gdelt_forecast.storage.leases import bucket_lock
+from gdelt_forecast.storage.working_copy import WorkingCopy, working_copy_of
 
 
 def publish(cfg: Config, summary: Summary) -> Summary:

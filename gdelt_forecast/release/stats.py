@@ -15,8 +15,8 @@ from pathlib import Path
 
 import duckdb
 
-from gdelt_forecast import duck
 from gdelt_forecast.contract.names import SPLITS, TASKS
+from gdelt_forecast.ground import duck
 from gdelt_forecast.release import plots
 
 LEVEL2_PLOTTED = 30

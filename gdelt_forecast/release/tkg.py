@@ -18,8 +18,8 @@ from pathlib import Path
 
 import duckdb
 
-from gdelt_forecast import duck
-from gdelt_forecast.errors import StageError
+from gdelt_forecast.ground import duck
+from gdelt_forecast.ground.errors import StageError
 
 SPLITS = ("train", "valid", "test")
 

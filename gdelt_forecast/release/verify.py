@@ -36,16 +36,16 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 
-from gdelt_forecast import duck
 from gdelt_forecast.contract import grounding, leakage, sound
 from gdelt_forecast.contract.layout import TABLES
 from gdelt_forecast.contract.names import EXTRACTIVE, LLM, MANIFEST, REASONING
 from gdelt_forecast.contract.reasoning import cameo_types, unsound
-from gdelt_forecast.dates import month_range
-from gdelt_forecast.files import parquet_rows, sha256
+from gdelt_forecast.ground import duck
+from gdelt_forecast.ground.dates import month_range
+from gdelt_forecast.ground.files import parquet_rows, sha256
+from gdelt_forecast.pipeline.stages import STAGES
 from gdelt_forecast.release import card, mirai_database, openforecast
 from gdelt_forecast.release.manifest import on_disk
-from gdelt_forecast.stages import STAGES
 
 DATED = {  # table -> the date columns that must lie in the history
     "events": ("date",), "quads": ("date",), "news": ("date",), "news_terms": ("date",),

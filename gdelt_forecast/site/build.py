@@ -16,15 +16,15 @@ from importlib import resources
 from pathlib import Path
 
 from gdelt_forecast.agents import leaderboard
-from gdelt_forecast.config import Config
-from gdelt_forecast.data_root import DataRoot
-from gdelt_forecast.errors import StageError
-from gdelt_forecast.files import temporary_folder
-from gdelt_forecast.parquet_io import read_rows
-from gdelt_forecast.progress import progress
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.ground.files import temporary_folder
+from gdelt_forecast.ground.parquet_io import read_rows
+from gdelt_forecast.ground.progress import progress
+from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.site import boards, records, releases, traces
 from gdelt_forecast.site.render import Pages
-from gdelt_forecast.summary import StageSummary
 
 log = logging.getLogger(__name__)
 MARKER = ".gdelt-forecast-site"

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 
 from gdelt_forecast.contract.names import REASONING, SPLITS
 from gdelt_forecast.contract.names import TASKS as OPENFORECAST
-from gdelt_forecast.parquet_io import read_rows
+from gdelt_forecast.ground.parquet_io import read_rows
 from gdelt_forecast.site import graph
 from gdelt_forecast.site.render import Pages, slug
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from gdelt_forecast.parquet_io import read_rows
+from gdelt_forecast.ground.parquet_io import read_rows
+from gdelt_forecast.scoring.answers import parse_prediction
+from gdelt_forecast.scoring.mirai import score_query
 from gdelt_forecast.site.records import QUERY_SPLITS
 from gdelt_forecast.site.render import Pages, slug
-from gdelt_forecast.testset.evaluate import parse_prediction, score_query
 
 
 def runs(agents: Path) -> list[Path]:

@@ -15,10 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from gdelt_forecast.baselines import answered
-from gdelt_forecast.config import Config
 from gdelt_forecast.contract.text import DATE
-from gdelt_forecast.errors import StageError
-from gdelt_forecast.parquet_io import read_rows
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.ground.parquet_io import read_rows
 from gdelt_forecast.timelines.written import listed
 
 PROMPT_VERSION = "openforecast-eval-v1"

@@ -18,16 +18,16 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from gdelt_forecast.config import Config
 from gdelt_forecast.contract import leakage
 from gdelt_forecast.contract.names import SPLITS, TASKS, letters
-from gdelt_forecast.data_root import DataRoot
-from gdelt_forecast.dates import month_range
-from gdelt_forecast.errors import StageError
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.dates import month_range
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.ground.parquet_io import write_parquet
+from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.llm import summarize, write_calls
-from gdelt_forecast.parquet_io import write_parquet
 from gdelt_forecast.reference import tables
-from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.tasks import extractive, generated, records
 from gdelt_forecast.tasks.cut import cuts, split_of
 from gdelt_forecast.timelines.stored import read_timelines
@@ -72,7 +72,7 @@ class Summary(StageSummary):
 
 def build_tasks(cfg: Config, month: str, out: Path) -> Summary:
     """From ``<data_root>/timelines/<month>`` into ``out`` (``<data_root>/tasks/<month>``
-    when :mod:`gdelt_forecast.runner` runs it): ``<TASK>/<split>.parquet`` for every task
+    when :mod:`gdelt_forecast.pipeline.runner` runs it): ``<TASK>/<split>.parquet`` for every task
     and split, empty ones too."""
     t0 = time.monotonic()
     timelines = DataRoot(cfg.data_root).month("timelines", month)

@@ -19,8 +19,8 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from gdelt_forecast.config import TasksConfig
 from gdelt_forecast.contract.text import period
+from gdelt_forecast.ground.config import TasksConfig
 
 
 def dated_before(atom: dict, cut: date) -> bool:

@@ -20,24 +20,22 @@ release's ``news/`` when ``--tasks`` lies in a release, else the data root's war
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 
 import pyarrow.dataset as ds
 
-from gdelt_forecast import duck
-from gdelt_forecast.config import Config
 from gdelt_forecast.contract.names import MANIFEST, TASKS
-from gdelt_forecast.embeddings import model_name
-from gdelt_forecast.errors import StageError
+from gdelt_forecast.ground import duck
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.embeddings import model_name
+from gdelt_forecast.ground.errors import StageError
 from gdelt_forecast.llm import summarize
+from gdelt_forecast.scoring.answers import option_letter
+from gdelt_forecast.scoring.predictions import bad_lines_note, coverage, predictions_by_id
 from gdelt_forecast.tasks import lrae
-from gdelt_forecast.testset.evaluate import bad_lines_note, coverage, predictions_by_id
 
 CLOSED = ("MCNC", "MCAC", "VQA")
-_LETTER = re.compile(r"\(([A-D])\)")
-_BARE = re.compile(r"^\W*(?:answer\W*)?([A-D])\W*$", re.IGNORECASE)
 
 
 class TaskEvaluateError(StageError):
@@ -47,13 +45,7 @@ class TaskEvaluateError(StageError):
 def parse_choice(task: str, raw: object) -> str | None:
     """The option a raw prediction chose: a letter A-D, or yes/no for VQA; None if none."""
     text = str(raw or "")
-    if task == "VQA":
-        return lrae.yes_no(text)
-    letters = _LETTER.findall(text)
-    if letters:
-        return letters[-1]
-    bare = _BARE.match(text.strip())
-    return bare[1].upper() if bare else None
+    return lrae.yes_no(text) if task == "VQA" else option_letter(text)
 
 
 def evaluate_tasks(

@@ -27,10 +27,10 @@ from typing import Annotated
 
 from pydantic import Field
 
-from gdelt_forecast.config import Config
 from gdelt_forecast.contract import grounding, leakage, sound
 from gdelt_forecast.contract.names import LLM
 from gdelt_forecast.contract.similarity import first_near_duplicate
+from gdelt_forecast.ground.config import Config
 from gdelt_forecast.llm import Answer, Request, Result, parse_numbered, run
 from gdelt_forecast.llm.schema import chars
 from gdelt_forecast.tasks import extractive, records

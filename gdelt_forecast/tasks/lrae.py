@@ -30,8 +30,8 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field
 
-from gdelt_forecast.config import Config
-from gdelt_forecast.embeddings import embed
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.embeddings import embed
 from gdelt_forecast.llm import Answer, Request, Result, parse_numbered, run
 from gdelt_forecast.tasks.generated import render
 

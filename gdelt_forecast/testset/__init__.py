@@ -1,1 +1,1 @@
-"""MIRAI test queries, the balanced subset and the scorer."""
+"""MIRAI test queries and the balanced subset (scored by :mod:`gdelt_forecast.scoring`)."""

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from gdelt_forecast import duck
-from gdelt_forecast.config import Config
-from gdelt_forecast.data_root import DataRoot
-from gdelt_forecast.dates import month_range
-from gdelt_forecast.errors import StageError
-from gdelt_forecast.parquet_io import write_parquet
-from gdelt_forecast.summary import StageSummary
+from gdelt_forecast.ground import duck
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.dates import month_range
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.ground.parquet_io import write_parquet
+from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.testset import mirai_compat
 from gdelt_forecast.testset.subset import Item, balance, balanced_subset
 
@@ -136,7 +136,7 @@ def check_leakage(rows: list[dict]) -> None:
 
 
 def build_testset(cfg: Config, month: str, out: Path) -> Summary:
-    """Into ``out`` (``<data_root>/testset/<month>`` when :mod:`gdelt_forecast.runner` runs
+    """Into ``out`` (``<data_root>/testset/<month>`` when :mod:`gdelt_forecast.pipeline.runner` runs
     it), MIRAI's query files into ``out/mirai_compat``."""
     t0 = time.monotonic()
     ts = cfg.testset

@@ -21,18 +21,18 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from gdelt_forecast import duck
-from gdelt_forecast.config import Config
 from gdelt_forecast.contract import grounding, sound
 from gdelt_forecast.contract.names import EXTRACTIVE, LLM
 from gdelt_forecast.contract.text import period
-from gdelt_forecast.data_root import DataRoot
-from gdelt_forecast.dates import month_range
-from gdelt_forecast.errors import StageError
+from gdelt_forecast.ground import duck
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.dates import month_range
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.ground.parquet_io import write_parquet
+from gdelt_forecast.ground.progress import progress
+from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.llm import summarize, write_calls
-from gdelt_forecast.parquet_io import write_parquet
-from gdelt_forecast.progress import progress
-from gdelt_forecast.summary import StageSummary
 from gdelt_forecast.timelines import extractive, written
 from gdelt_forecast.timelines.complex_events import group
 
@@ -116,8 +116,8 @@ class Summary(StageSummary):
 
 
 def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> Summary:
-    """Into ``out`` (``<data_root>/timelines/<month>`` when :mod:`gdelt_forecast.runner` runs
-    it), from documents dated on or after ``history_start`` too (the release's: its complex
+    """Into ``out`` (``<data_root>/timelines/<month>`` when :mod:`gdelt_forecast.pipeline.runner`
+    runs it), from documents dated on or after ``history_start`` too (the release's: its complex
     events cite only its news)."""
     t0 = time.monotonic()
     first, last = month_range(month)

@@ -28,7 +28,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from gdelt_forecast.config import TimelinesConfig
+from gdelt_forecast.ground.config import TimelinesConfig
 
 _BLOCK = 256  # documents whose similarities are computed at once
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from gdelt_forecast.errors import StageError
+from gdelt_forecast.ground.errors import StageError
 
 
 def read_timelines(folder: Path, month: str) -> tuple[dict[str, list[dict]], dict[str, tuple]]:

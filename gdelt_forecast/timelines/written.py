@@ -26,9 +26,9 @@ from typing import Annotated
 
 from pydantic import Field, create_model
 
-from gdelt_forecast.config import Config
 from gdelt_forecast.contract import grounding
 from gdelt_forecast.contract.text import DATE, text_key
+from gdelt_forecast.ground.config import Config
 from gdelt_forecast.llm import Answer, Request, Result, parse_numbered, run
 from gdelt_forecast.llm.schema import chars
 from gdelt_forecast.timelines.complex_events import ComplexEvent

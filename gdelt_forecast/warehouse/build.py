@@ -3,14 +3,14 @@
 The warehouse is derived data: it is rebuilt whole into a temporary file and renamed over
 the old one, so it can always be deleted and rebuilt, and a reader never opens half of it.
 Only this command writes it (a file lock keeps a second writer out); readers open it
-read-only with :func:`gdelt_forecast.duck.open_warehouse`.
+read-only with :func:`gdelt_forecast.ground.duck.open_warehouse`.
 
 On an s3:// data root the warehouse is a file of the machine's working copy, never of the
 bucket: DuckDB reads the silver Parquet straight from the bucket through s3fs, registered as
 an fsspec filesystem (DuckDB's own httpfs extension is downloaded at first use, which a
 machine without the internet cannot do, and its PyPI packages lag DuckDB's releases). The
-stage's record (``warehouse.json`` beside it, written by :mod:`gdelt_forecast.runner`, never
-pushed) holds the fingerprint of its sources: the stages that read the warehouse record it,
+stage's record (``warehouse.json`` beside it, written by :mod:`gdelt_forecast.pipeline.runner`,
+never pushed) holds the fingerprint of its sources: the stages that read the warehouse record it,
 and the runner rebuilds a machine's warehouse that predates the bucket's silver before a
 stage reads it.
 """
@@ -24,14 +24,14 @@ from dataclasses import dataclass
 
 from filelock import FileLock
 
-from gdelt_forecast import duck
-from gdelt_forecast.config import Config
 from gdelt_forecast.contract.documents import DOCS
-from gdelt_forecast.data_root import PART, DataRoot
-from gdelt_forecast.errors import StageError
-from gdelt_forecast.objectstore import filesystem, readable, where
+from gdelt_forecast.ground import duck
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import PART, DataRoot
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.reference import tables
-from gdelt_forecast.summary import StageSummary
+from gdelt_forecast.storage.working_copy import filesystem, readable, where
 
 log = logging.getLogger(__name__)
 

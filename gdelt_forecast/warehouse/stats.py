@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from gdelt_forecast import duck
-from gdelt_forecast.config import Config
+from gdelt_forecast.ground import duck
+from gdelt_forecast.ground.config import Config
 
 
 def stats(cfg: Config, first: date, last: date, top: int = 10) -> dict:

@@ -18,7 +18,7 @@ import pytest
 from gdelt_forecast.agents.run import AgentError, run_agents
 from gdelt_forecast.cli import main
 from gdelt_forecast.environment import ISOCode, open_environment
-from gdelt_forecast.testset.evaluate import evaluate
+from gdelt_forecast.scoring.evaluate import evaluate
 from tests.llm.scripted import ScriptedServer, llm_config
 
 QUERY = re.compile(

@@ -335,7 +335,7 @@ def test_a_killed_harness_leaves_no_process_and_its_folder_goes_at_the_next_star
     assert not any(_running(p) for p in workers)  # the watcher saw its lifeline close
     assert folders and set(folders) <= set(_sandbox_folders())  # left behind, until:
     from gdelt_forecast.agents.sandbox import Sandbox
-    from gdelt_forecast.config import SandboxConfig
+    from gdelt_forecast.ground.config import SandboxConfig
 
     with Sandbox(SandboxConfig(), lambda n, a: None, {}) as box:
         assert box.run("print(1)").output == "1\n"

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 from gdelt_forecast.agents import leaderboard
 from gdelt_forecast.agents.run import run_agents
 from gdelt_forecast.cli import main
-from gdelt_forecast.wellformed import REPLACEMENT
+from gdelt_forecast.ground.wellformed import REPLACEMENT
 from tests.agents.test_agent import call, final, play
 from tests.llm.scripted import llm_config
 

@@ -13,7 +13,7 @@ import pytest
 from landlock import landlock_abi_version
 
 from gdelt_forecast.agents.sandbox import Sandbox
-from gdelt_forecast.config import SandboxConfig
+from gdelt_forecast.ground.config import SandboxConfig
 
 # The real os module's globals, reached without importing anything.
 OS = "[c for c in ().__class__.__mro__[1].__subclasses__() if c.__name__ == '_wrap_close'][0]" \

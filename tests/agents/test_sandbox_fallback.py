@@ -18,7 +18,7 @@ import pytest
 
 from gdelt_forecast.agents import sandbox as sandbox_module
 from gdelt_forecast.agents.sandbox import Sandbox
-from gdelt_forecast.config import SandboxConfig
+from gdelt_forecast.ground.config import SandboxConfig
 from tests.agents.test_sandbox import OS
 
 # As in a container whose seccomp profile refuses unshare (as tests/agents/test_attacks.py).
@@ -29,7 +29,7 @@ NO_NAMESPACES = [sys.executable, "-c", "import errno, os, sys, pyseccomp as s\n"
 HARNESS = """
 import json, sys
 from gdelt_forecast.agents.sandbox import Sandbox
-from gdelt_forecast.config import SandboxConfig
+from gdelt_forecast.ground.config import SandboxConfig
 with Sandbox(SandboxConfig(**json.loads(sys.argv[1])), lambda n, a: None, {}) as box:
     outcome = box.run(sys.argv[2])
 print(json.dumps({"layers": box.layers, "killed": outcome.killed, "output": outcome.output,

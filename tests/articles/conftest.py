@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gdelt_forecast.config import Config, load_config
-from gdelt_forecast.duck import open_warehouse
 from gdelt_forecast.events.normalize import normalize
+from gdelt_forecast.ground.config import Config, load_config
+from gdelt_forecast.ground.duck import open_warehouse
 from gdelt_forecast.warehouse.build import build_database
 from tests.articles.sites import HOSTS, Site
 

@@ -25,7 +25,7 @@ from gdelt_forecast.articles.ledger import read_ledger
 from gdelt_forecast.articles.process import preset_for, process_page
 from gdelt_forecast.articles.robots import Rules, product_token
 from gdelt_forecast.articles.warc import iter_pages, write_pages
-from gdelt_forecast.config import Config
+from gdelt_forecast.ground.config import Config
 from tests.articles.conftest import DAY, HTML, article_pages
 from tests.articles.sites import HOSTS, articles_settings, child, html, slow, status
 
@@ -402,7 +402,7 @@ def test_interrupted_run_records_requests_in_flight_and_resume_fetches_nothing_t
 _CHILD = """
 import json, os, sys
 from gdelt_forecast.articles import fetch
-from gdelt_forecast.config import load_config
+from gdelt_forecast.ground.config import load_config
 
 args = json.loads(sys.argv[1])
 real_add, seen = fetch._Store.add, []

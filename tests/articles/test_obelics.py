@@ -14,10 +14,12 @@ from gdelt_forecast.articles.obelics import (
     OBELICS,
     PRESETS,
     Perplexity,
+    Verdict,
     check,
     clean,
     values,
 )
+from gdelt_forecast.contract.documents import CHECKS
 
 # Three ordinary English paragraphs (made up for these tests) and some page furniture.
 P1 = (
@@ -153,38 +155,92 @@ def test_a_value_exactly_at_the_cut_off_passes():
     text = "The old farmer sold his grain at market last spring."  # stopwords exactly 0.3
     assert check(values(text, "paragraph", False), OBELICS, "paragraph") is None
     fewer = "The old farmer sold fresh grain at market last spring."  # the, at: 2 / 10
-    assert check(values(fewer, "paragraph", False), OBELICS, "paragraph") == ("stopwords 0.2 < 0.3")
+    verdict = check(values(fewer, "paragraph", False), OBELICS, "paragraph")
+    assert verdict == Verdict("stopwords", 0.2, "<", 0.3)
+    assert verdict.reason == "stopwords 0.2 < 0.3"
 
 
 def test_check_names_the_first_failing_filter_in_filters_order():
     base = values(P1, "paragraph", False)
     assert check({**base, "words": 4}, OBELICS, "paragraph") is None  # min is 4
-    assert check({**base, "words": 3}, OBELICS, "paragraph") == "words 3 < 4"
-    assert check({**base, "words": 1001}, OBELICS, "paragraph") == "words 1001 > 1000"
+    assert check({**base, "words": 3}, OBELICS, "paragraph") == Verdict("words", 3, "<", 4)
+    assert check({**base, "words": 3}, OBELICS, "paragraph").reason == "words 3 < 4"
+    too_long = check({**base, "words": 1001}, OBELICS, "paragraph")
+    assert too_long == Verdict("words", 1001, ">", 1000)
+    assert too_long.reason == "words 1001 > 1000"
     failing_two = {**base, "words": 3, "special_characters": 0.5}
-    assert check(failing_two, OBELICS, "paragraph") == "words 3 < 4"
-    # A value that would print like the cut-off prints in full.
+    assert check(failing_two, OBELICS, "paragraph").filter == "words"
+    # A value that would print like the cut-off prints in full; the verdict keeps it whole.
     assert check({**base, "special_characters": 0.3}, OBELICS, "paragraph") is None
-    assert check({**base, "special_characters": 0.30001}, OBELICS, "paragraph") == (
-        "special_characters 0.30001 > 0.3"
-    )
-    assert check({**base, "special_characters": 0.3125}, OBELICS, "paragraph") == (
-        "special_characters 0.3125 > 0.3"
-    )
+    close = check({**base, "special_characters": 0.30001}, OBELICS, "paragraph")
+    assert (close.value, close.reason) == (0.30001, "special_characters 0.30001 > 0.3")
+    short = check({**base, "special_characters": 0.312512}, OBELICS, "paragraph")
+    assert (short.value, short.reason) == (0.312512, "special_characters 0.3125 > 0.3")
 
 
 def test_check_language_at_document_level():
     doc = values(P1, "document", False)
     assert check({**doc, "lang": "en", "lang_score": 0.8}, OBELICS, "document") is None
-    assert check({**doc, "lang": "de", "lang_score": 0.99}, OBELICS, "document") == (
-        "lang de != en"
-    )
-    assert check({**doc, "lang": None, "lang_score": 0.0}, MIRAI, "document") == ("lang None != en")
-    assert check({**doc, "lang": "en", "lang_score": 0.75}, MIRAI, "document") == (
-        "lang_score 0.75 < 0.8"
-    )
+    german = check({**doc, "lang": "de", "lang_score": 0.99}, OBELICS, "document")
+    assert (german, german.reason) == (Verdict("lang", "de", "!=", "en"), "lang de != en")
+    unknown = check({**doc, "lang": None, "lang_score": 0.0}, MIRAI, "document")
+    assert (unknown.value, unknown.reason) == (None, "lang None != en")
+    unsure = check({**doc, "lang": "en", "lang_score": 0.75}, MIRAI, "document")
+    assert unsure == Verdict("lang_score", 0.75, "<", 0.8)
+    assert unsure.reason == "lang_score 0.75 < 0.8"
     with pytest.raises(ValueError, match="language=True"):
         check(doc, OBELICS, "document")
+
+
+def passing(limits) -> dict:
+    """Values that pass every check of `limits`."""
+    return {
+        "words": limits.words[0],
+        "char_repetition": 0.0,
+        "word_repetition": 0.0,
+        "special_characters": 0.0,
+        "stopwords": 1.0,
+        "flagged_words": 0.0,
+        "punctuation": 1.0,
+        "lang": limits.lang,
+        "lang_score": 1.0,
+        "perplexity": 0.0,
+    }
+
+
+# A failing value of every check (every cut-off of a share is under 1).
+FAILING = {
+    "words": 0,
+    "char_repetition": 1.0,
+    "word_repetition": 1.0,
+    "special_characters": 1.0,
+    "stopwords": 0.0,
+    "flagged_words": 1.0,
+    "punctuation": 0.0,
+    "lang": "xx",
+    "lang_score": 0.0,
+    "perplexity": 1e6,
+}
+
+
+def test_every_check_names_a_declared_filter(model_files):
+    assert set(FAILING) == set(CHECKS) - {"no paragraph kept"}
+    with_perplexity = dataclasses.replace(OBELICS, perplexity=Perplexity(*model_files))
+    named = set()
+    for preset in (OBELICS, MIRAI, with_perplexity):
+        for level in ("paragraph", "document"):
+            ok = passing(preset.thresholds(level))
+            assert check(ok, preset, level) is None
+            for name, bad in FAILING.items():
+                verdict = check({**ok, name: bad}, preset, level)
+                if verdict is not None:  # None: the check is off in this preset or level
+                    assert (verdict.filter, verdict.value) == (name, bad)
+                    assert verdict.reason.startswith(f"{name} ")
+                    named.add(verdict.filter)
+    assert named == set(FAILING)  # every check ran somewhere
+    assert Verdict("no paragraph kept").reason == "no paragraph kept"
+    with pytest.raises(ValueError, match="not a declared filter"):
+        Verdict("length", 3, "<", 4)
 
 
 def test_presets_hold_the_reference_cut_offs():
@@ -211,7 +267,7 @@ def test_flagged_share_exactly_at_mirai_cut_off_passes_mirai():
     result = values("erotic " + filler, "paragraph", False)
     assert (result["words"], result["flagged_words"]) == (50, 0.02)
     assert check(result, MIRAI, "paragraph") is None
-    assert check({**result, "stopwords": 0.5}, OBELICS, "paragraph") == (
+    assert check({**result, "stopwords": 0.5}, OBELICS, "paragraph").reason == (
         "flagged_words 0.02 > 0.01"
     )
 
@@ -253,6 +309,7 @@ def test_presets_differ_on_the_same_text():
     # and the document fails on language.
     obelics_result = clean(GERMAN, OBELICS)
     assert obelics_result.paragraphs[0].reason == "stopwords 0.05 < 0.3"
+    assert obelics_result.verdict == Verdict("no paragraph kept")
     assert (obelics_result.kept, obelics_result.reason) == (False, "no paragraph kept")
     mirai_result = clean(GERMAN, MIRAI)
     assert [p.kept for p in mirai_result.paragraphs] == [True, True]
@@ -346,4 +403,5 @@ def test_perplexity_normalises_then_scores(model_files, monkeypatch):
     kept = clean(P1, dataclasses.replace(OBELICS, perplexity=settings))
     assert kept.kept and kept.values["perplexity"] == 100.0
     strict = dataclasses.replace(OBELICS, perplexity=Perplexity(*model_files, max=50.0))
+    assert clean(P1, strict).verdict == Verdict("perplexity", 100.0, ">", 50.0)
     assert clean(P1, strict).reason == "perplexity 100.0 > 50.0"

@@ -18,7 +18,7 @@ import pytest
 from bench.harness import servers as local_servers
 from gdelt_forecast.articles.fetch import fetch_urls
 from gdelt_forecast.articles.ledger import read_ledger, settled_urls
-from gdelt_forecast.articles.politeness import open_store
+from gdelt_forecast.articles.politeness_store import open_store
 from tests.articles.sites import articles_settings, child, html, slow, status
 
 STORES = [
@@ -46,7 +46,7 @@ def store_setting(request, tmp_path) -> list[str]:
 _FETCH = """
 import json, sys
 from gdelt_forecast.articles.fetch import fetch_urls
-from gdelt_forecast.config import load_config
+from gdelt_forecast.ground.config import load_config
 args = json.loads(sys.argv[1])
 summary = fetch_urls(load_config(None, args["set"], args["data_root"]), args["urls"])
 print(json.dumps(summary.to_dict()))
@@ -118,8 +118,8 @@ def test_a_slow_hosts_answer_time_is_not_owed_again_as_delay(site, make_cfg, sto
 
 _HOLD = """
 import json, sys, time
-from gdelt_forecast.articles.politeness import open_store
-from gdelt_forecast.config import load_config
+from gdelt_forecast.articles.politeness_store import open_store
+from gdelt_forecast.ground.config import load_config
 args = json.loads(sys.argv[1])
 store = open_store(load_config(None, args["set"], args["data_root"]))
 answer = store.take("news.example")

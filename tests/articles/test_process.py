@@ -3,16 +3,24 @@ reasons, every source URL accounted for, duplicates collapsed, and the warehouse
 
 import hashlib
 import json
+from datetime import datetime
 
 import pyarrow.parquet as pq
 import pytest
 
-from gdelt_forecast.articles.process import ArticlesError, doc_id, mirai_abstract, process
-from gdelt_forecast.articles.warc import write_pages
+from gdelt_forecast.articles.process import (
+    ArticlesError,
+    doc_id,
+    mirai_abstract,
+    preset_for,
+    process,
+    process_page,
+)
+from gdelt_forecast.articles.warc import Page, write_pages
 from gdelt_forecast.cli import main
-from gdelt_forecast.config import load_config
 from gdelt_forecast.contract.documents import FILTERS
-from gdelt_forecast.duck import open_warehouse
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.ground.duck import open_warehouse
 from gdelt_forecast.warehouse.build import build_database
 from tests.articles.conftest import DAY, HTML, article_pages, quad_urls
 
@@ -59,6 +67,7 @@ def test_articles_kept_pages_excluded_every_url_accounted_for(database, archive)
     assert removed[urls[4]]["reason"] == "lang fr != en"
     assert removed[urls[3]]["filter"] == "lang" and removed[urls[3]]["value"] == "de"
     assert removed[urls[5]]["reason"] == "no page: not fetched"
+    assert (removed[urls[5]]["filter"], removed[urls[5]]["value"]) == ("fetch", "not fetched")
     assert set(kept) | set(removed) == set(urls) and not set(kept) & set(removed)
 
 
@@ -76,6 +85,35 @@ def test_obelics_preset_removes_paragraphs_and_records_them(database, archive):
     for e in german:
         assert e["text"] and e["reason"].startswith(f"{e['filter']} ")
         assert e["value"] is not None
+
+
+def test_exclusion_rows_name_the_filter_its_value_and_the_reason(tmp_path):
+    # The German page under OBELICS, pinned: these rows are what the exclusions hold. The
+    # value is whole, the reason shows it short.
+    preset = preset_for(load_config(None, [], tmp_path), "obelics")
+    url = "https://news.example/2"
+    page = Page(url, url, datetime(2025, 8, 7), 200, "text/html", (HTML / "2.html").read_bytes())
+    row, excluded = process_page(page, DAY, preset, 30.0)
+    assert row is None
+    assert [
+        (e["level"], e["paragraph"], e["filter"], e["value"], e["reason"]) for e in excluded
+    ] == [
+        (
+            "paragraph",
+            0,
+            "special_characters",
+            "0.3333333333333333",
+            "special_characters 0.3333 > 0.3",
+        ),
+        ("paragraph", 1, "words", "2", "words 2 < 4"),
+        ("paragraph", 2, "stopwords", "0.04", "stopwords 0.04 < 0.3"),
+        ("paragraph", 3, "words", "3", "words 3 < 4"),
+        ("paragraph", 4, "words", "1", "words 1 < 4"),
+        ("paragraph", 5, "stopwords", "0.0", "stopwords 0 < 0.3"),
+        ("document", None, "no paragraph kept", None, "no paragraph kept"),
+    ]
+    assert excluded[1]["text"] == "24. März 2004, 19:49 | Genesis" and excluded[-1]["text"] is None
+    assert {(e["url"], e["date"], e["preset"]) for e in excluded} == {(url, DAY, "obelics-v1")}
 
 
 def test_rerun_is_identical_and_duplicates_collapse_in_the_warehouse(database, archive, tmp_path):

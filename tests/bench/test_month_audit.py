@@ -13,9 +13,9 @@ import pyarrow.parquet as pq
 from bench.month import audit as month_audit
 from bench.month import mirror as month_mirror
 from bench.month import news_web
-from gdelt_forecast.config import load_config
 from gdelt_forecast.gdelt.ingest import ingest
-from gdelt_forecast.runner import run
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.pipeline.runner import run
 
 DAY = date(2025, 8, 1)
 SHARES = {"robots": 0.2, "limited": 0.0, "slow": 0.0, "dead": 0.1, "redirect": 0.1, "binary": 0.1}

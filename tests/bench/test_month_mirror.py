@@ -11,8 +11,8 @@ from pathlib import Path
 import pyarrow.dataset as ds
 
 from bench.month import mirror as month_mirror
-from gdelt_forecast.config import load_config
 from gdelt_forecast.gdelt.ingest import ingest
+from gdelt_forecast.ground.config import load_config
 
 
 def lines(path: Path) -> int:

@@ -11,7 +11,7 @@ from bench.month import news_web
 from gdelt_forecast.articles.fetch import fetch_urls
 from gdelt_forecast.articles.ledger import read_ledger
 from gdelt_forecast.articles.warc import iter_pages
-from gdelt_forecast.config import load_config
+from gdelt_forecast.ground.config import load_config
 
 SHARES = {"robots": 0.3, "limited": 0.3, "slow": 0.0, "dead": 0.1, "redirect": 0.1, "binary": 0.1}
 

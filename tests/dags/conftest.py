@@ -12,13 +12,20 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 AIRFLOW = str(Path(sys.executable).with_name("airflow"))
 # All that a DAG file loads of the package while Airflow parses it: the shared params and
-# tasks, and the declarations their params are made from (the standard library's only).
+# tasks, and the stages' declarations they are made from (the standard library's only).
 LIGHT = [
     "gdelt_forecast",
     "gdelt_forecast.contract",
     "gdelt_forecast.contract.names",
-    "gdelt_forecast.dag_shared",
-    "gdelt_forecast.parameters",
+    "gdelt_forecast.ground",
+    "gdelt_forecast.ground.data_root",
+    "gdelt_forecast.ground.dates",
+    "gdelt_forecast.ground.errors",
+    "gdelt_forecast.orchestration",
+    "gdelt_forecast.orchestration.dags",
+    "gdelt_forecast.pipeline",
+    "gdelt_forecast.pipeline.parameters",
+    "gdelt_forecast.pipeline.stages",
 ]
 
 

@@ -6,9 +6,9 @@ import shutil
 import pyarrow.parquet as pq
 
 from gdelt_forecast.articles.warc import write_pages
-from gdelt_forecast.config import load_config
-from gdelt_forecast.duck import open_warehouse
 from gdelt_forecast.events.normalize import normalize
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.ground.duck import open_warehouse
 from gdelt_forecast.warehouse.build import build_database
 from tests.articles.conftest import DAY, HTML, quad_urls
 from tests.conftest import EXPORT_CSV, MENTIONS_CSV, SLOT, write_bronze

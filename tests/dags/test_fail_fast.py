@@ -3,7 +3,7 @@ root: what a new user meets when the data root is relative or holds nothing yet.
 
 import json
 
-from gdelt_forecast.config import CONFIG_ENV, DATA_ROOT_ENV
+from gdelt_forecast.ground.config import CONFIG_ENV, DATA_ROOT_ENV
 from tests.dags.conftest import python
 
 
@@ -20,12 +20,18 @@ def test_unmendable_errors_fail_at_once_without_retry(airflow_env, tmp_path):
             "download",
             "config: data_root 'data' is relative",
         ),
-        ("build_testset", "2025-09-01T06:00", {}, "build", "config: data_root 'data' is relative"),
+        (
+            "build_testset",
+            "2025-09-01T06:00",
+            {},
+            "testset",
+            "config: data_root 'data' is relative",
+        ),
         (
             "build_testset",
             "2025-09-01T06:00",
             {"data_root": str(empty)},
-            "build",
+            "testset",
             f"no warehouse at {empty / 'warehouse.duckdb'}",
         ),
         (

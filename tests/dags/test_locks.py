@@ -3,8 +3,8 @@
 import pytest
 from filelock import Timeout
 
-from gdelt_forecast.config import load_config
-from gdelt_forecast.locks import LockError, month_lock, partition_lock
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.storage.locks import LockError, month_lock, partition_lock
 
 
 def test_one_holder_per_month_and_stage(tmp_path):

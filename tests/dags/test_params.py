@@ -1,6 +1,6 @@
-"""Every stage parameter is declared once (gdelt_forecast/parameters.py): the command line's
-options and the DAGs' params are both made from it, and a bad value gets the same one-line
-message from ``gdelt-forecast`` as from a DAG's trigger."""
+"""Every stage parameter is declared once, with its stage (gdelt_forecast/pipeline/stages.py): the
+command line's options and the DAGs' params are both made from it, and a bad value gets the
+same one-line message from ``gdelt-forecast`` as from a DAG's trigger."""
 
 import json
 import re
@@ -8,7 +8,8 @@ import re
 import pytest
 
 from gdelt_forecast.cli import COMMANDS, build_parser, main, parameters
-from gdelt_forecast.parameters import PARAMETERS, PARTIAL, RUN
+from gdelt_forecast.pipeline.parameters import PARTIAL, RUN
+from gdelt_forecast.pipeline.stages import STAGES
 from tests.dags.conftest import python
 
 # The stages whose parameters each DAG takes, and its own.
@@ -16,7 +17,7 @@ DAGS = {
     "gdelt_ingest": ((), ()),
     "build_days": (("normalize", "fetch"), ()),
     "build_testset": (("testset",), ()),
-    "build_timelines_and_tasks": (("timelines", "tasks"), ()),
+    "build_timelines_and_tasks": (("timelines", "tasks", "reasoning"), ()),
     "monthly_refresh": (("release",), (PARTIAL,)),
 }
 # A bad value of each DAG param that has a rule besides its type: (the command, its words).
@@ -90,8 +91,9 @@ def dag_params(airflow_env):
 @pytest.mark.parametrize("dag_id", sorted(DAGS))
 def test_every_parameter_of_a_dags_stages_is_its_param(dag_params, dag_id):
     stages, own = DAGS[dag_id]
-    declared = {p.name: p for s in stages for p in PARAMETERS[s]} | {p.name: p for p in own}
-    declared |= {p.name: p for p in RUN}
+    declared = {}  # a name's first declaration is the DAG's param
+    for p in (*(p for s in stages for p in STAGES[s].parameters), *own, *RUN):
+        declared.setdefault(p.name, p)
     found = dag_params["params"][dag_id]
     assert sorted(found) == sorted(declared)
     for name, p in declared.items():

@@ -10,8 +10,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from gdelt_forecast.airflow_pools import MARK, POOLS, slots
-from gdelt_forecast.config import Config
+from gdelt_forecast.ground.config import Config
+from gdelt_forecast.orchestration.pools import MARK, POOLS, slots
 from tests.conftest import free_port
 from tests.dags.conftest import AIRFLOW, REPO, python
 

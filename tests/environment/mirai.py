@@ -21,8 +21,8 @@ def import_mirai(release: Path, repo: Path, end_date: str, folder: Path, patch: 
     ``patch`` undoes the working directory, environment and shims when it is undone."""
     import pandas as pd
 
-    from gdelt_forecast.config import Config
-    from gdelt_forecast.embeddings import embed
+    from gdelt_forecast.ground.config import Config
+    from gdelt_forecast.ground.embeddings import embed
 
     data = folder / "data"
     data.mkdir()

@@ -14,7 +14,7 @@ import pytest
 
 from gdelt_forecast.baselines import run_baseline
 from gdelt_forecast.cli import main
-from gdelt_forecast.config import load_config
+from gdelt_forecast.ground.config import load_config
 from tests.environment.conftest import add_rows
 
 # Past events, planted among the demo's own (the demo's queries are of 2025-08-02, 08-07 and
@@ -271,7 +271,7 @@ def test_the_leaderboard_lists_the_releases_baselines_among_the_runs(release, tm
 
 def test_the_cli_offers_every_method():
     from gdelt_forecast.baselines import ALL_METHODS
-    from gdelt_forecast.parameters import PARAMETERS
+    from gdelt_forecast.pipeline.stages import STAGES
 
-    method = next(p for p in PARAMETERS["baseline"] if p.name == "method")
+    method = next(p for p in STAGES["baseline"].parameters if p.name == "method")
     assert method.schema["enum"] == list(ALL_METHODS)

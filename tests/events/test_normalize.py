@@ -10,8 +10,8 @@ from datetime import date
 import pyarrow.parquet as pq
 import pytest
 
-from gdelt_forecast.config import load_config
 from gdelt_forecast.events.normalize import RULES, NormalizeError, normalize
+from gdelt_forecast.ground.config import load_config
 from tests.conftest import EXPORT_CSV, MENTIONS_CSV, SLOT, write_bronze
 
 DAY = date(2025, 8, 7)

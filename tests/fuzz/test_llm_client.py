@@ -22,12 +22,12 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gdelt_forecast.data_root import DataRoot
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.wellformed import mended, wellformed, wellformed_value
 from gdelt_forecast.llm import Request, Result, parse_numbered, request_hash, run, write_calls
 from gdelt_forecast.llm.batch import Session
 from gdelt_forecast.llm.cache import AnswerCache
 from gdelt_forecast.llm.client import REASONS
-from gdelt_forecast.wellformed import mended, wellformed, wellformed_value
 from tests.fuzz.strategies import HOSTILE, JSON, LONG_TEXT, TEXT, assert_wellformed, nested
 from tests.llm.scripted import completion, llm_config, raw, request
 

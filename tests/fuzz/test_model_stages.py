@@ -27,12 +27,12 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gdelt_forecast.config import load_config
 from gdelt_forecast.contract.names import QUERIES
-from gdelt_forecast.data_root import DataRoot
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.ground.data_root import DataRoot
 from gdelt_forecast.llm.cache import AnswerCache
 from gdelt_forecast.llm.client import REASONS
-from gdelt_forecast.runner import run
+from gdelt_forecast.pipeline.runner import run
 from tests.fuzz.strategies import HOSTILE, JSON, LONG_TEXT, TEXT, nested
 from tests.llm.scripted import MODEL, ScriptedServer, completion, raw
 from tests.release.conftest import MONTH, REPO, demo_month

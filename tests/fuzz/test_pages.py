@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from gdelt_forecast.articles.extract import Extracted, _codec, _decode, extract_now
 from gdelt_forecast.articles.process import preset_for, process_page
 from gdelt_forecast.articles.warc import Page, iter_pages
-from gdelt_forecast.config import load_config
 from gdelt_forecast.contract.documents import DOCS, EXCLUSIONS
+from gdelt_forecast.ground.config import load_config
 from tests.fuzz.strategies import CHARACTERS, TEXT, assert_wellformed
 
 pytestmark = pytest.mark.fuzz

@@ -18,16 +18,12 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from gdelt_forecast.cli import main
-from gdelt_forecast.config import load_config
+from gdelt_forecast.ground.config import load_config
 from gdelt_forecast.reasoning.evaluate import ReasoningEvaluateError, evaluate_reasoning
+from gdelt_forecast.scoring.answers import parse_prediction
+from gdelt_forecast.scoring.evaluate import EvaluateError, evaluate, render
+from gdelt_forecast.scoring.predictions import load_predictions
 from gdelt_forecast.tasks.evaluate import TaskEvaluateError, evaluate_tasks
-from gdelt_forecast.testset.evaluate import (
-    EvaluateError,
-    evaluate,
-    load_predictions,
-    parse_prediction,
-    render,
-)
 from tests.fuzz.strategies import JSON, TEXT, assert_wellformed, nested
 
 pytestmark = pytest.mark.fuzz
@@ -39,7 +35,7 @@ QUERIES = [
     {"query_id": "q2", "answer": {"19": ["190"]}, "horizon": 7},
 ]
 IDS = ("q1", "q2", "r1", "r2")
-# Lines as agents and scripts write them (tests/testset/test_evaluate.py), to mutate.
+# Lines as agents and scripts write them (tests/scoring/test_mirai.py), to mutate.
 REAL_LINES = (
     {"query_id": "q1", "prediction": {**ANSWER, "03": ["036", "999"]}},
     {"query_id": "q2", "prediction": 'Action: Final Answer: {"03": ["036"], "04": ["040"]}'},

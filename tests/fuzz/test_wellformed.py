@@ -1,4 +1,4 @@
-"""Text from outside, mended where it enters (gdelt_forecast/wellformed.py): any text comes
+"""Text from outside, mended where it enters (gdelt_forecast/ground/wellformed.py): any text comes
 out writable and printable; every character the module names gets its one treatment; and
 mended text goes through every writer the project has and reads back the same."""
 
@@ -13,13 +13,13 @@ from hypothesis import given
 
 from gdelt_forecast.agents.react import Run, Step
 from gdelt_forecast.agents.run import _Journal, _write
-from gdelt_forecast.config import ConfigError, load_config
-from gdelt_forecast.files import write_json
+from gdelt_forecast.ground.config import ConfigError, load_config
+from gdelt_forecast.ground.files import write_json
+from gdelt_forecast.ground.parquet_io import read_rows, write_parquet
+from gdelt_forecast.ground.wellformed import mended, printable, unwritable, wellformed
 from gdelt_forecast.llm.cache import AnswerCache
 from gdelt_forecast.llm.request import Result
-from gdelt_forecast.parquet_io import read_rows, write_parquet
 from gdelt_forecast.release import card
-from gdelt_forecast.wellformed import mended, printable, unwritable, wellformed
 from tests.fuzz.strategies import TEXT
 from tests.llm.scripted import request
 

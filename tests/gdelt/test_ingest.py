@@ -7,11 +7,11 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
-from gdelt_forecast.files import FILE_MODE
 from gdelt_forecast.gdelt import mirror
 from gdelt_forecast.gdelt.ingest import ingest
 from gdelt_forecast.gdelt.masterfile import MasterfileError
 from gdelt_forecast.gdelt.schema import EXPORT, MENTIONS
+from gdelt_forecast.ground.files import FILE_MODE
 from tests.conftest import EXPORT_CSV, FIXTURES, MENTIONS_CSV, SLOT, line_count
 
 START, END = datetime(2025, 8, 7, 22, 0), datetime(2025, 8, 7, 23, 45)

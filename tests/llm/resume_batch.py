@@ -3,7 +3,7 @@
 
 import sys
 
-from gdelt_forecast.config import load_config
+from gdelt_forecast.ground.config import load_config
 from gdelt_forecast.llm import run
 from tests.llm.scripted import MODEL, request
 

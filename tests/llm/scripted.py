@@ -20,7 +20,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from gdelt_forecast.config import Config, load_config
+from gdelt_forecast.ground.config import Config, load_config
 from gdelt_forecast.llm import Answer, Request
 
 MODEL = "scripted-model"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from gdelt_forecast.files import FILE_MODE
+from gdelt_forecast.ground.files import FILE_MODE
 from gdelt_forecast.llm import CALLS_SCHEMA, Request, run, summarize, write_calls
 from tests.llm import resume_batch
 from tests.llm.scripted import MODEL, Texts, answer, error, llm_config, request, valid

@@ -6,7 +6,7 @@ import time
 import pyarrow.parquet as pq
 import pytest
 
-from gdelt_forecast.errors import StageError
+from gdelt_forecast.ground.errors import StageError
 from gdelt_forecast.llm import parse_numbered, run, summarize, write_calls
 from tests.llm.scripted import (
     MODEL,

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 import pytest
 from pydantic import Field
 
-from gdelt_forecast.config import load_config
+from gdelt_forecast.ground.config import load_config
 from gdelt_forecast.llm import Answer, Request, request_hash
 from gdelt_forecast.llm.answer import parse_answer
 from gdelt_forecast.llm.schema import json_schema, unbounded, validated

@@ -16,11 +16,12 @@ import time
 import s3fs
 
 from bench.harness import servers as local_servers
-from gdelt_forecast.config import load_config
 from gdelt_forecast.gdelt import ledger
-from gdelt_forecast.leases import bucket_lock
-from gdelt_forecast.locks import month_lock
-from gdelt_forecast.objectstore import bucket, staged
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.storage.bucket import bucket
+from gdelt_forecast.storage.leases import bucket_lock
+from gdelt_forecast.storage.locks import month_lock
+from gdelt_forecast.storage.working_copy import staged
 
 
 def _cfg(root: str, machine, ttl: float = 600.0):

@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from gdelt_forecast.cli import main
-from gdelt_forecast.runner import run
+from gdelt_forecast.pipeline.runner import run
 from tests.conftest import new_bucket
 from tests.release.conftest import DAYS, FIRST_DAY, LAST_DAY, MONTH, REPO, demo_month, sample_pages
 

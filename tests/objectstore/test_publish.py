@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from gdelt_forecast.config import load_config
-from gdelt_forecast.objectstore import StorageError, WorkingCopy, bucket
+from gdelt_forecast.ground.config import load_config
 from gdelt_forecast.release.publish import put
+from gdelt_forecast.storage.bucket import StorageError, bucket
+from gdelt_forecast.storage.working_copy import WorkingCopy
 
 
 @pytest.fixture

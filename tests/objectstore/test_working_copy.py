@@ -8,8 +8,9 @@ import time
 
 import pytest
 
-from gdelt_forecast.config import load_config
-from gdelt_forecast.objectstore import StorageError, WorkingCopy, bucket, staged
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.storage.bucket import StorageError, bucket
+from gdelt_forecast.storage.working_copy import WorkingCopy, staged
 
 
 def _copy(root: str, machine) -> WorkingCopy:

@@ -12,10 +12,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from gdelt_forecast.config import load_config
 from gdelt_forecast.contract.reasoning import cameo_types, unsound
 from gdelt_forecast.contract.relations import temporal
 from gdelt_forecast.contract.similarity import near_duplicate
+from gdelt_forecast.ground.config import load_config
 from gdelt_forecast.reasoning.build import build_reasoning
 from gdelt_forecast.reference import tables
 

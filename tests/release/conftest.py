@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from gdelt_forecast.config import Config, load_config
 from gdelt_forecast.gdelt.ingest import ingest
+from gdelt_forecast.ground.config import Config, load_config
+from gdelt_forecast.pipeline.runner import run
 from gdelt_forecast.release import mirai_database
-from gdelt_forecast.runner import run
 from tests.conftest import Mirror
 
 REPO = Path(__file__).resolve().parents[2]

@@ -12,10 +12,10 @@ from datetime import date
 
 import duckdb
 
-from gdelt_forecast import duck
 from gdelt_forecast.cli import main
 from gdelt_forecast.contract.names import MANIFEST
-from gdelt_forecast.files import sha256
+from gdelt_forecast.ground import duck
+from gdelt_forecast.ground.files import sha256
 from gdelt_forecast.release.mirai_database import FILES, write
 from gdelt_forecast.release.verify import verify
 from tests.testset.test_build import D8, QUADS, warehouse

@@ -15,9 +15,9 @@ import pytest
 
 from gdelt_forecast.cli import main
 from gdelt_forecast.contract.names import MANIFEST
+from gdelt_forecast.pipeline.runner import run
 from gdelt_forecast.release import openforecast
 from gdelt_forecast.release.verify import verify
-from gdelt_forecast.runner import run
 from gdelt_forecast.tasks import baseline as task_baseline
 from gdelt_forecast.tasks.evaluate import evaluate_tasks
 from tests.llm.scripted import ScriptedServer, llm_config

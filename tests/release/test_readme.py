@@ -7,11 +7,15 @@ the REASONS below; any other block that fails, fails this test."""
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tomllib
+from importlib.metadata import packages_distributions
 from pathlib import Path
 
 from tests.conftest import copy_worktree, free_port
@@ -53,6 +57,53 @@ def script(text: str) -> str:
             code = f".venv/bin/python - <<'README_PYTHON'\n{code}README_PYTHON\n"
         parts.append(code)
     return "\n".join(parts)
+
+
+def loading_example():
+    """demo/readme_example.py, which `make demo` ends with (demo/ is no package)."""
+    spec = importlib.util.spec_from_file_location("readme_example", REPO / "demo/readme_example.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def make_demo_extras() -> set[str]:
+    """The extras that `make demo` installs, read off its commands (`make -n -B`: printed, not
+    run), as `pip install -e '.[EXTRAS]'`; the core (`-e .`) must be among them."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    dry = subprocess.run(
+        ["make", "-n", "-B", "demo"], cwd=REPO, env=env, capture_output=True, text=True
+    )
+    assert dry.returncode == 0, dry.stderr
+    installs = re.findall(r"pip install .*-e '?\.(?:\[([\w,-]+)\])?'?(?:\s|$)", dry.stdout, re.M)
+    assert "" in installs, f"make demo installs no core: {dry.stdout[:2000]}"
+    assert "demo/readme_example.py" in dry.stdout, "make demo does not run the README's example"
+    return {extra for found in installs for extra in found.split(",") if extra}
+
+
+def undeclared(code: str, extras: set[str], pyproject: dict) -> list[str]:
+    """Each module ``code`` imports, beyond the standard library, that no distribution of the
+    core dependencies or of ``extras`` provides (a dependency's own dependencies do not count:
+    what an example imports is declared), or that is not installed here to tell."""
+
+    def name(requirement: str) -> str:
+        return re.sub(r"[-_.]+", "-", re.match(r"[\w.-]+", requirement)[0]).lower()
+
+    project = pyproject["project"]
+    declared = {name(r) for r in project["dependencies"]}
+    declared |= {name(r) for e in extras for r in project["optional-dependencies"][e]}
+    imported = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            imported.add(node.module.split(".")[0])
+    provided = packages_distributions()
+    return [
+        f"{module} ({', '.join(provided.get(module, ['not installed']))})"
+        for module in sorted(imported - set(sys.stdlib_module_names))
+        if not {name(d) for d in provided.get(module, [])} & declared
+    ]
 
 
 def checkout(folder: Path) -> None:
@@ -107,3 +158,28 @@ def test_the_readme_runs_as_written(demo_cfg, release, tmp_path):
     assert re.search(r"mirai/MIRAI/data_kg.csv: [\d,]+ bytes, sha256 as listed", out)
     assert re.search(r"release verify demo-data/releases/\S+: sound", out)
     assert "accuracy" in out and "MIRAI scores over" in out
+
+
+def test_the_loading_example_imports_only_what_make_demo_installs():
+    """`make demo` builds its environment from the core and its extras, not `[dev]`: every
+    module the README's loading example imports must come from one of them (without the
+    `[load]` extra, `datasets` fails this), as the example runs at the end of `make demo`."""
+    extras = make_demo_extras()
+    assert "load" in extras
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    code = "\n".join(loading_example().blocks((REPO / "README.md").read_text()))
+    assert "import datasets" in code
+    assert undeclared(code, extras, pyproject) == []
+    # what the check catches: the same example where `make demo` installed no extra
+    assert undeclared(code, set(), pyproject) == ["datasets (datasets)"]
+
+
+def test_make_demos_last_step_runs_the_loading_example(demo_cfg, release, tmp_path):
+    env = {**os.environ, "HF_DATASETS_CACHE": str(tmp_path / "datasets")}
+    done = subprocess.run(
+        [sys.executable, "demo/readme_example.py", "--data-root", str(demo_cfg.data_root)],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^\d+ test queries, e\.g\. \S+", done.stdout, re.M), done.stdout
+    assert re.search(r"^\d+ quads in the history$", done.stdout, re.M), done.stdout

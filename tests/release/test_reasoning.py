@@ -11,11 +11,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gdelt_forecast.cli import main
+from gdelt_forecast.pipeline.runner import run
 from gdelt_forecast.reasoning.evaluate import evaluate_reasoning
 from gdelt_forecast.reasoning.records import SCHEMA
 from gdelt_forecast.release import card
 from gdelt_forecast.release.verify import verify
-from gdelt_forecast.runner import run
 from tests.llm.scripted import ScriptedServer, llm_config
 from tests.release.test_release import _rewrite
 

@@ -11,13 +11,13 @@ from datetime import date
 import pyarrow.parquet as pq
 import pytest
 
-from gdelt_forecast import files
 from gdelt_forecast.cli import main
-from gdelt_forecast.config import load_config
-from gdelt_forecast.data_root import RECORD
-from gdelt_forecast.locks import month_lock
+from gdelt_forecast.ground import files
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.ground.data_root import RECORD
+from gdelt_forecast.pipeline.runner import run
 from gdelt_forecast.release.build import PLACES, ReleaseError
-from gdelt_forecast.runner import run
+from gdelt_forecast.storage.locks import month_lock
 from tests.conftest import EXPORT_CSV, SLOT, write_bronze
 from tests.release.conftest import DAY, DAYS, MONTH, REPO
 

@@ -18,16 +18,16 @@ import pyarrow.parquet as pq
 import pytest
 
 from gdelt_forecast.cli import main
-from gdelt_forecast.config import load_config
 from gdelt_forecast.contract.layout import TABLES
 from gdelt_forecast.contract.names import MANIFEST
-from gdelt_forecast.dates import MonthError, history
-from gdelt_forecast.files import DIR_MODE, FILE_MODE
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.ground.dates import MonthError, history
+from gdelt_forecast.ground.files import DIR_MODE, FILE_MODE
+from gdelt_forecast.pipeline.runner import run
+from gdelt_forecast.pipeline.stages import STAGES
 from gdelt_forecast.release import card
 from gdelt_forecast.release.build import ReleaseError, _update_latest, next_version
 from gdelt_forecast.release.verify import verify
-from gdelt_forecast.runner import run
-from gdelt_forecast.stages import STAGES
 from gdelt_forecast.tasks.records import SCHEMA
 from tests.environment.conftest import terms
 from tests.release.conftest import MONTH, demo_month

@@ -9,7 +9,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from gdelt_forecast import duck
+from gdelt_forecast.ground import duck
 from gdelt_forecast.reference import tables
 from gdelt_forecast.release.stats import write_stats
 from gdelt_forecast.tasks.records import SCHEMA

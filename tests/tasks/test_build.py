@@ -7,12 +7,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from gdelt_forecast.cli import main
-from gdelt_forecast.config import load_config
 from gdelt_forecast.contract import leakage
 from gdelt_forecast.contract.names import SPLITS, TASKS
 from gdelt_forecast.contract.text import text_key as key
-from gdelt_forecast.errors import StageError
-from gdelt_forecast.runner import run
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.pipeline.runner import run
 from gdelt_forecast.tasks.cut import split_of
 from gdelt_forecast.tasks.extractive import value
 from gdelt_forecast.tasks.records import SCHEMA

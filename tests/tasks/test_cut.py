@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from gdelt_forecast.config import TasksConfig
+from gdelt_forecast.ground.config import TasksConfig
 from gdelt_forecast.tasks.cut import cuts, period, split_of
 
 

@@ -9,8 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from gdelt_forecast.cli import main
-from gdelt_forecast.config import load_config
-from gdelt_forecast.runner import run
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.pipeline.runner import run
 from gdelt_forecast.tasks.evaluate import TaskEvaluateError, evaluate_tasks, parse_choice, render
 from gdelt_forecast.tasks.lrae import atomic
 from tests.llm.scripted import MODEL, ScriptedServer, answer

@@ -10,10 +10,10 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from gdelt_forecast.config import load_config
-from gdelt_forecast.dates import MonthError, month_range
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.ground.dates import MonthError, month_range
+from gdelt_forecast.pipeline.runner import run
 from gdelt_forecast.reference import tables
-from gdelt_forecast.runner import run
 from gdelt_forecast.testset.build import TestsetError, answer_dict
 from gdelt_forecast.testset.subset import Item, balance, balanced_subset
 

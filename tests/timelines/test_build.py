@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from gdelt_forecast.cli import main
-from gdelt_forecast.runner import run
+from gdelt_forecast.pipeline.runner import run
 from gdelt_forecast.timelines.build import TimelinesError
 from tests.release.conftest import MONTH, demo_month
 

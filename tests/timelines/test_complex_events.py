@@ -4,7 +4,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from gdelt_forecast.config import load_config
+from gdelt_forecast.ground.config import load_config
 from gdelt_forecast.timelines.complex_events import group
 
 AUG1 = date(2025, 8, 1)

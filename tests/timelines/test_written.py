@@ -8,8 +8,8 @@ from datetime import date, timedelta
 import pyarrow.parquet as pq
 import pytest
 
-from gdelt_forecast.config import load_config
-from gdelt_forecast.runner import run
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.pipeline.runner import run
 from gdelt_forecast.timelines.written import adjust, complement
 from tests.llm.scripted import MODEL, ScriptedServer, answer, error
 from tests.release.conftest import MONTH, demo_month

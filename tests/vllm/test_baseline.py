@@ -14,8 +14,8 @@ if importlib.util.find_spec("vllm") is None:
 from pathlib import Path  # noqa: E402 (after the skip: see test_server.py)
 
 from gdelt_forecast.baselines import run_baseline  # noqa: E402
-from gdelt_forecast.config import load_config  # noqa: E402
-from gdelt_forecast.runner import run  # noqa: E402
+from gdelt_forecast.ground.config import load_config  # noqa: E402
+from gdelt_forecast.pipeline.runner import run  # noqa: E402
 from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402
 from tests.vllm.test_timelines import answering, counted  # noqa: E402
 

@@ -19,7 +19,7 @@ if importlib.util.find_spec("vllm") is None:
 
 import yaml  # noqa: E402 (after the skip: see test_server.py)
 
-from gdelt_forecast.runner import run  # noqa: E402
+from gdelt_forecast.pipeline.runner import run  # noqa: E402
 from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402
 from tests.release.test_readme import blocks, pages  # noqa: E402
 from tests.vllm.test_timelines import answering  # noqa: E402

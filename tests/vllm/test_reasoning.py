@@ -12,10 +12,10 @@ import pytest
 if importlib.util.find_spec("vllm") is None:
     pytest.skip("vLLM is not installed: run `make test-vllm`", allow_module_level=True)
 
-from gdelt_forecast.config import load_config  # noqa: E402
 from gdelt_forecast.contract.reasoning import cameo_types, unsound  # noqa: E402
+from gdelt_forecast.ground.config import load_config  # noqa: E402
+from gdelt_forecast.pipeline.runner import run  # noqa: E402
 from gdelt_forecast.reference import tables  # noqa: E402
-from gdelt_forecast.runner import run  # noqa: E402
 from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402
 from tests.vllm.test_timelines import answering, counted  # noqa: E402
 

@@ -7,13 +7,13 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from gdelt_forecast.config import load_config
-from gdelt_forecast.data_root import DataRoot
-from gdelt_forecast.duck import open_warehouse
-from gdelt_forecast.errors import StageError
 from gdelt_forecast.events.normalize import normalize
-from gdelt_forecast.runner import run
-from gdelt_forecast.stages import STAGES
+from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.duck import open_warehouse
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.pipeline.runner import run
+from gdelt_forecast.pipeline.stages import STAGES
 from gdelt_forecast.warehouse.build import WarehouseError, build_database
 from gdelt_forecast.warehouse.stats import render, stats
 

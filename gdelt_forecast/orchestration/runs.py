@@ -1,0 +1,90 @@
+"""``gdelt-forecast airflow wait DAG``: wait for the newest manual run of a DAG (the one
+``airflow dags trigger`` just queued) to finish; exit 0 when it succeeded, else 1 naming the
+tasks that did not. Airflow's CLI has no such wait, and a script that triggers a run (the
+README's, a cron job's) must know whether it worked.
+
+It asks Airflow's own CLI (``airflow dags list-runs``, ``airflow tasks
+states-for-dag-run``), so it reads the same metadata database as the scheduler, whatever
+that database is.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+
+from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.orchestration.pools import airflow_command
+
+FINISHED = ("success", "failed")
+
+
+def _json(*args: str) -> list[dict]:
+    done = subprocess.run(
+        [airflow_command(), *args, "-o", "json"], capture_output=True, text=True, timeout=120
+    )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise StageError(f"airflow {' '.join(args[:2])} failed: {last}")
+    # Airflow prints its warnings on stdout before the JSON.
+    start = done.stdout.find("\n[")
+    text = done.stdout if done.stdout.startswith("[") else done.stdout[start + 1 :]
+    return json.loads(text) if text.strip() else []
+
+
+def newest_manual_run(dag_id: str) -> dict | None:
+    runs = [r for r in _json("dags", "list-runs", dag_id) if r["run_id"].startswith("manual__")]
+    return max(runs, key=lambda r: r["run_after"], default=None)
+
+
+def wait(dag_id: str, timeout_s: float, poll_s: float = 3.0) -> tuple[bool, str]:
+    """(succeeded, one line saying how the run ended) once the newest manual run of
+    ``dag_id`` finishes; StageError when there is none or it is not done in ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        run = newest_manual_run(dag_id)
+        if run is None:
+            raise StageError(f"{dag_id} has no manual run: airflow dags trigger {dag_id} first")
+        if run["state"] in FINISHED:
+            break
+        if time.monotonic() > deadline:
+            raise StageError(
+                f"{dag_id} {run['run_id']} is still {run['state']} after {timeout_s:.0f} s "
+                "(a paused DAG's runs stay queued: airflow dags unpause; is the scheduler up?)"
+            )
+        time.sleep(poll_s)
+    line = f"{dag_id} {run['run_id']}: {run['state']}"
+    if run["state"] == "success":
+        return True, line
+    tasks = _json("tasks", "states-for-dag-run", dag_id, run["run_id"])
+    failed = sorted(t["task_id"] for t in tasks if t.get("state") not in ("success", "skipped"))
+    return False, f"{line} (not successful: {', '.join(failed) or 'no task ran'})"
+
+
+def wait_healthy(api: str, timeout_s: float = 180.0) -> None:
+    """Return once the api-server at ``api`` answers its health check (tasks reach Airflow
+    through it, so nothing may run before), else StageError."""
+    import urllib.request
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(f"{api}/api/v2/monitor/health", timeout=5) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            pass  # not listening yet
+        if time.monotonic() > deadline:
+            raise StageError(f"Airflow's api-server at {api} did not answer in {timeout_s:.0f} s")
+        time.sleep(1.0)
+
+
+if __name__ == "__main__":  # `make airflow-up`: python -m gdelt_forecast.orchestration.runs URL
+    import sys
+
+    try:
+        wait_healthy(sys.argv[1])
+    except StageError as exc:
+        sys.exit(f"airflow-up: {exc}")
+    print(f"Airflow is up: {sys.argv[1]}")

@@ -1,0 +1,628 @@
+"""Every stage, declared once: its command and parameters, what it reads and writes, its
+partition and lock, what its record holds (:mod:`gdelt_forecast.pipeline.stage_record`),
+whether it asks the model server, and the stages it runs after.
+
+Everything else that names a stage is made from :data:`STAGES`: the command line's table
+(:mod:`gdelt_forecast.cli`), the DAGs' tasks, pools and params
+(:mod:`gdelt_forecast.orchestration.dags`), what a by-hand DAG builds again (:func:`rebuilt`),
+the working copy's pulls and the runner (:mod:`gdelt_forecast.pipeline.runner`), the release's
+check of the records, and the stage table of docs/architecture.md (``make docs``). A stage's
+function is named as ``module:function`` and imported when it runs, so declaring the stages
+imports none of them, and the DAG files, which import this module while Airflow parses them,
+stay light: it imports the standard library and the data root's names only (the rest inside
+the functions).
+
+- ``partition``: ``day`` stages take ``(first, last)`` and hold each day's lock, ``month``
+  stages take ``month`` and hold its lock; ``None``: no lock of the runner's (the one
+  recorded such stage, ``database``, keeps its record at ``record``, relative to the root).
+- ``after``: the stages whose output it reads. A month stage reads each one's output (the
+  warehouse for ``database``, ``<stage>/<month>`` for a month stage), its record's inputs
+  are their fingerprints, and its Airflow task runs after theirs.
+- ``reads``: what an s3:// data root's working copy pulls first besides that (folders, files
+  or globs relative to the root, :mod:`gdelt_forecast.ground.data_root`); ``WAREHOUSE`` among them
+  means that the machine's warehouse must be current, which the runner sees to first.
+- ``model_server``: the stage asks the model server (with some config): it reads the answer
+  cache, so that a bucket's answers are not asked again, and its task runs in the pool
+  ``llm_server``, one month's model work at a time.
+- ``config``: what of the config a recorded stage's output depends on (its record's hash);
+  the stages with one write a record per partition.
+- ``writes``: what it writes, a day stage's folders of one day (a recorded month stage writes
+  its month's folder).
+- ``params``: a month stage's parameters, resolved from the caller's options (the release
+  asks the same function what it expects a stage to have been run with).
+- ``parameters``: its command's options and its DAG params
+  (:mod:`gdelt_forecast.pipeline.parameters`); those that set no config key are passed to the
+  stage by name.
+- ``publish``: for an s3:// data root, what puts the stage's result in the bucket when a
+  plain push of the working copy would not do (a release appears whole or not at all).
+- ``release_step``: what the release runs of the stage on the release it packages, before
+  sealing it (the reference baselines' scores), so the release imports no stage.
+- ``scaffolding``: for a stage whose rows a model may write, the words of a prompt version
+  that the grounding rules never count as a document's support; ``release verify`` re-checks
+  the rows with the same words (ValueError for a version this code does not have).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from gdelt_forecast.contract.names import BASELINES, LLM, REASONING, TASKS
+from gdelt_forecast.ground import dates
+from gdelt_forecast.ground.data_root import (
+    AGENTS,
+    ARTICLES,
+    BRONZE,
+    FETCH_JOURNAL,
+    FETCH_LEDGER,
+    LATEST,
+    LEDGER,
+    LLM_CACHE,
+    PART,
+    RAW_GDELT,
+    RELEASES,
+    WAREHOUSE,
+    WAREHOUSE_RECORD,
+    WAREHOUSE_SOURCES,
+    article,
+    bronze,
+    month_output,
+    silver,
+)
+from gdelt_forecast.ground.data_root import BASELINES as BASELINES_FOLDER
+from gdelt_forecast.pipeline.parameters import (
+    DAYS,
+    FILE,
+    HISTORY_START,
+    MONTH,
+    MONTH_PATTERN,
+    RELEASE,
+    SPLIT,
+    STORY_METHOD,
+    Parameter,
+    moment,
+    moment_end,
+)
+
+if TYPE_CHECKING:
+    from gdelt_forecast.ground.config import Config
+    from gdelt_forecast.ground.data_root import DataRoot
+
+MODEL_POOL = "llm_server"
+
+
+def _imported(target: str) -> Callable:
+    module, name = target.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _nothing(cfg: Config, *args) -> list[str]:
+    return []
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str  # the lock's, the record's and the Airflow task's name
+    target: str  # "module:function"
+    command: str | None = None  # its words on the command line ("articles fetch")
+    help: str = ""  # the command's one line
+    description: str | None = None  # the command's --help text (default: help)
+    parameters: tuple[Parameter, ...] = ()
+    section: str | None = None  # the config section it reads (docs/configuration.md)
+    partition: Literal["day", "month"] | None = None
+    after: tuple[str, ...] = ()
+    reads: Callable[..., list[str]] = _nothing
+    model_server: bool = False
+    pool: str | None = None  # its Airflow pool; the model server's brings its own
+    config: Callable[[Config], dict] | None = None  # the stages with a record
+    inputs: Callable[[Config, DataRoot, Any], dict] | None = None  # a day stage's
+    # A month stage's parameters as it runs and records them, from the caller's options
+    params: Callable[..., dict] = field(default=lambda cfg, month, **options: {})
+    writes: Callable[[date], list[str]] = field(default=lambda day: [])
+    publish: str | None = None  # "module:function"
+    release_step: str | None = None  # "module:function"
+    scaffolding: str | None = None  # "module:function"
+    record: str | None = None  # an unpartitioned stage's record
+
+    def __post_init__(self):
+        if self.model_server and self.pool not in (None, MODEL_POOL):
+            raise ValueError(f"{self.name}: a model-server stage runs in {MODEL_POOL}")
+        if self.model_server:  # frozen: the pool follows from the declaration
+            object.__setattr__(self, "pool", MODEL_POOL)
+
+    @property
+    def function(self) -> Callable:
+        return _imported(self.target)
+
+    @property
+    def publisher(self) -> Callable | None:
+        return _imported(self.publish) if self.publish else None
+
+    @property
+    def on_release(self) -> Callable:
+        return _imported(self.release_step)
+
+    def prompt_words(self, version: str) -> frozenset[str]:
+        return _imported(self.scaffolding)(version)
+
+    @property
+    def recorded(self) -> bool:
+        return self.config is not None
+
+    @property
+    def options(self) -> tuple[Parameter, ...]:
+        """The parameters passed to the stage by name: those that set no config key, but
+        the partition's own (``month``, the days)."""
+        own = {p.name for p in (MONTH, *DAYS)}
+        return tuple(p for p in self.parameters if not p.sets and p.name not in own)
+
+    def pulls(self, cfg: Config, *args) -> list[str]:
+        """What a bucket's working copy pulls before the stage runs on ``args``."""
+        found = list(self.reads(cfg, *args))
+        if self.partition == "month":
+            found += [_output(a, args[0]) for a in self.after]
+        if self.model_server:
+            found.append(LLM_CACHE)
+        return list(dict.fromkeys(found))
+
+    def fingerprint(self, cfg: Config, root: DataRoot, part: Any) -> dict:
+        """The record's inputs of a partition: a day stage's own; a month stage's, what it
+        runs after (the warehouse's sources, a month stage's record)."""
+        if self.inputs is not None:
+            return self.inputs(cfg, root, part)
+        return {_input_key(a): _upstream_fingerprint(a, root, part) for a in self.after}
+
+    def stale(self, cfg: Config, root: DataRoot, part=None) -> str | None:
+        """Why an unpartitioned stage's output is not what it would build now (None when it
+        is): no record, or other inputs or config (:func:`.stage_record.stale`)."""
+        from gdelt_forecast.pipeline import stage_record
+
+        return stage_record.stale(
+            stage_record.read(root.path(self.record)),
+            params={},
+            config=self.config(cfg),
+            inputs=self.fingerprint(cfg, root, part),
+        )
+
+
+def _output(stage: str, month: str) -> str:
+    return WAREHOUSE if stage == "database" else month_output(stage, month)
+
+
+def _input_key(stage: str) -> str:
+    return "warehouse" if stage == "database" else stage
+
+
+def _upstream_fingerprint(stage: str, root: DataRoot, month: str):
+    """The warehouse's sources as its record lists them; a month stage's record's own."""
+    from gdelt_forecast.pipeline import stage_record
+
+    if stage == "database":
+        record = stage_record.read(root.warehouse_record)
+        return record["inputs"]["sources"] if record else None
+    record = stage_record.read(root.month_record(stage, month))
+    return stage_record.fingerprint(record) if record else None
+
+
+def _ledger(cfg: Config, *args) -> list[str]:
+    return [LEDGER]
+
+
+def _normalize_reads(cfg: Config, first: date, last: date) -> list[str]:
+    """The days' bronze, and the events of the URL look-back window before them."""
+    earliest = first - timedelta(days=cfg.events.url_lookback_days)
+    return [
+        *(bronze("events", d) for d in dates.days(earliest, last)),
+        *(bronze("mentions", d) for d in dates.days(first, last)),
+    ]
+
+
+def _silver_events(cfg: Config, first: date, last: date, *_) -> list[str]:
+    return [silver("events", d) for d in dates.days(first, last)]
+
+
+def _day_contents(reads: Callable[..., list[str]]) -> Callable[[Config, DataRoot, date], dict]:
+    """A day stage's inputs: the fingerprint of the files it reads for that one day (each a
+    folder of a day's partition)."""
+
+    def inputs(cfg: Config, root: DataRoot, day: date) -> dict:
+        from gdelt_forecast.pipeline import stage_record
+        from gdelt_forecast.storage.working_copy import versions
+
+        found = versions(root.root, tuple(f"{folder}/*" for folder in reads(cfg, day, day)))
+        return {"files": stage_record.digest(found)}
+
+    return inputs
+
+
+def _bronze_writes(day: date) -> list[str]:
+    return [RAW_GDELT, bronze("events", day), bronze("mentions", day), f"{BRONZE}/rejects", LEDGER]
+
+
+def _write_bronze_reads(cfg: Config, fetched, summary) -> list[str]:
+    """The ledger and the raw files the download task put in the bucket."""
+    from gdelt_forecast.storage.working_copy import raw_files
+
+    return [LEDGER, *raw_files(cfg, fetched)]
+
+
+def _warehouse_sources(cfg: Config, root: DataRoot, part=None) -> dict:
+    """What the warehouse is built from: each silver and document file's path with its
+    sha256, or in a bucket its ETag (the same on every machine, unlike the bytes of two builds
+    of ``warehouse.duckdb``)."""
+    from gdelt_forecast.pipeline import stage_record
+    from gdelt_forecast.storage.working_copy import versions
+
+    patterns = tuple(f"{folder}/date=*/{PART}" for folder in WAREHOUSE_SOURCES)
+    return {"sources": stage_record.digest(versions(cfg.data_root, patterns))}
+
+
+def _timelines_params(
+    cfg: Config, month: str, history_start: date | None = None, **options
+) -> dict:
+    """The release's history start (``release.history_start``, else January 1st)."""
+    return {"history_start": dates.history(month, history_start or cfg.release.history_start)[0]}
+
+
+def _articles_config(cfg: Config) -> dict:
+    return cfg.articles.model_dump(mode="json")
+
+
+def _timelines_config(cfg: Config) -> dict:
+    return {
+        "timelines": cfg.timelines.model_dump(mode="json"),
+        "model": cfg.llm.model if cfg.timelines.method == "llm" else None,
+    }
+
+
+STAGES: dict[str, Stage] = {
+    s.name: s
+    for s in (
+        Stage(
+            "ingest",
+            "gdelt_forecast.gdelt.ingest:ingest",
+            "ingest",
+            "GDELT 15-minute dumps to verified, typed bronze Parquet",
+            "Ingest every 15-minute slot in the inclusive UTC range [--start, --end].",
+            parameters=(
+                Parameter("start", "first slot (UTC)", FILE, required=True, convert=moment),
+                Parameter("end", "last slot (UTC)", FILE, required=True, convert=moment_end),
+                Parameter(
+                    "tables",
+                    "the tables (default: gdelt.tables)",
+                    {"type": "array", "items": {"enum": ["export", "mentions"]}, "minItems": 1},
+                ),
+            ),
+            section="ingest",
+            reads=_ledger,
+            writes=_bronze_writes,
+        ),
+        # gdelt_ingest's tasks: the slots' files to bronze, and whether a day is complete.
+        Stage(
+            "bronze",
+            "gdelt_forecast.gdelt.ingest:write_bronze",
+            reads=_write_bronze_reads,
+            writes=_bronze_writes,
+        ),
+        Stage("day_status", "gdelt_forecast.gdelt.days:day_status", reads=_ledger),
+        Stage(
+            "normalize",
+            "gdelt_forecast.events.normalize:normalize",
+            "normalize",
+            "bronze events to silver quads (MIRAI rules), with the funnel",
+            parameters=DAYS,
+            section="events",
+            partition="day",
+            after=("ingest",),
+            reads=_normalize_reads,
+            config=lambda cfg: cfg.events.model_dump(mode="json"),
+            inputs=_day_contents(_normalize_reads),
+            writes=lambda day: [silver("events", day), silver("funnel", day)],
+        ),
+        # Settling finished runs reads their journals; pages come from the web. Its pages
+        # and ledger rows are shared by the days (WARC files per run, one ledger), so a
+        # day's record lists no files of its own. Its pool bounds the days fetched at once,
+        # every one under the same politeness per host.
+        Stage(
+            "fetch",
+            "gdelt_forecast.articles.sources:fetch_days",
+            "articles fetch",
+            "fetch the source pages of the days' quads (polite, resumable)",
+            parameters=DAYS,
+            section="articles",
+            partition="day",
+            after=("normalize",),
+            reads=lambda cfg, *a: [*_silver_events(cfg, *a), FETCH_LEDGER, FETCH_JOURNAL],
+            pool="article_fetch",
+            config=_articles_config,
+            inputs=_day_contents(_silver_events),
+        ),
+        Stage(
+            "process",
+            "gdelt_forecast.articles.process:process",
+            "articles process",
+            "extract, identify the language and OBELICS-clean the fetched pages",
+            parameters=(
+                *DAYS,
+                Parameter(
+                    "warc",
+                    "read pages from these WARC files instead",
+                    {"type": "array", "items": {"type": "string"}},
+                    convert=Path,
+                    metavar="FILE",
+                ),
+            ),
+            section="articles",
+            partition="day",
+            after=("fetch",),
+            reads=lambda cfg, *a: [*_silver_events(cfg, *a), ARTICLES],
+            config=_articles_config,
+            inputs=_day_contents(_silver_events),
+            writes=lambda day: [article("docs", day), article("exclusions", day)],
+        ),
+        # DuckDB reads the bucket's silver and documents itself. One writer at a time.
+        Stage(
+            "database",
+            "gdelt_forecast.warehouse.build:build_database",
+            "database",
+            "rebuild warehouse.duckdb from silver",
+            "Rebuild <data_root>/warehouse.duckdb from silver Parquet.",
+            section="duckdb",
+            after=("normalize", "process"),
+            pool="warehouse_writer",
+            writes=lambda *_: [WAREHOUSE],
+            config=lambda cfg: {},  # the warehouse is its sources' tables, whatever the config
+            inputs=_warehouse_sources,
+            record=WAREHOUSE_RECORD,
+        ),
+        Stage(
+            "stats",
+            "gdelt_forecast.warehouse.stats:stats",
+            "stats",
+            "the funnel and the top relations and country pairs of a date range",
+            parameters=(
+                *DAYS,
+                Parameter(
+                    "top", "rows per top list", {"type": "integer", "minimum": 1}, default=10
+                ),
+            ),  # fmt: skip
+            reads=lambda *_: [WAREHOUSE],
+        ),
+        Stage(
+            "testset",
+            "gdelt_forecast.testset.build:build_testset",
+            "testset",
+            "MIRAI relation queries of a month, the balanced subset",
+            "Build testset/<month>/queries.parquet, subset.parquet and balance.json.",
+            parameters=(
+                MONTH,
+                Parameter(
+                    "horizons",
+                    "sets testset.horizons: days from the cutoff to the forecast day",
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                    sets="testset.horizons",
+                ),
+                Parameter(
+                    "subset_size",
+                    "sets testset.subset_size: queries in the balanced subset",
+                    {"type": "integer", "minimum": 1},
+                    sets="testset.subset_size",
+                ),
+                Parameter("seed", "sets testset.seed", {"type": "integer"}, sets="testset.seed"),
+            ),
+            section="testset",
+            partition="month",
+            after=("database",),
+            config=lambda cfg: cfg.testset.model_dump(mode="json"),
+        ),
+        Stage(
+            "timelines",
+            "gdelt_forecast.timelines.build:build_timelines",
+            "timelines",
+            "complex events of a month's news and their timelines of atomic events",
+            "Write timelines/<month>/complex_events.parquet and timelines.parquet.",
+            parameters=(MONTH, STORY_METHOD, HISTORY_START),
+            section="timelines",
+            partition="month",
+            after=("database",),
+            model_server=True,
+            config=_timelines_config,
+            params=_timelines_params,
+            scaffolding="gdelt_forecast.timelines.written:scaffolding",
+        ),
+        Stage(
+            "tasks",
+            "gdelt_forecast.tasks.build:build_tasks",
+            "tasks",
+            "OpenForecast's six tasks (STF, LTF, AQA, MCNC, MCAC, VQA) from the timelines",
+            "Write tasks/<month>/<TASK>/<split>.parquet from timelines/<month>/.",
+            parameters=(MONTH, STORY_METHOD),
+            section="tasks",
+            partition="month",
+            after=("timelines",),
+            model_server=True,
+            config=lambda cfg: {
+                **_timelines_config(cfg),
+                "tasks": cfg.tasks.model_dump(mode="json"),
+            },
+            scaffolding="gdelt_forecast.tasks.generated:scaffolding",
+        ),
+        Stage(
+            "reasoning",
+            "gdelt_forecast.reasoning.build:build_reasoning",
+            "reasoning",
+            "EV2's event-reasoning tasks (I-CEC, I-CRR, S-CEC, S-CRR) from the timelines",
+            "Write reasoning/<month>/<TASK>.parquet from timelines/<month>/.",
+            parameters=(
+                MONTH,
+                Parameter(
+                    "method",
+                    "sets reasoning.method: llm also asks the llm server for causal and "
+                    "hierarchical relations",
+                    {"type": "string", "enum": ["extractive", "llm"]},
+                    sets="reasoning.method",
+                ),
+            ),
+            section="reasoning",
+            partition="month",
+            after=("timelines",),
+            model_server=True,
+            config=lambda cfg: {
+                **_timelines_config(cfg),
+                "reasoning": cfg.reasoning.model_dump(),
+                "judge": cfg.llm.model if cfg.reasoning.method == "llm" else None,
+            },
+        ),
+        Stage(
+            "evaluate_tasks",
+            "gdelt_forecast.tasks.evaluate:evaluate_tasks",
+            "evaluate-tasks",
+            "score predictions for an OpenForecast task (accuracy, or LRAE with the llm judge)",
+            "Score predictions (JSONL of id and prediction) for one task.",
+            parameters=(
+                Parameter(
+                    "task", "the task", {"type": "string", "enum": list(TASKS)}, required=True
+                ),
+                Parameter(
+                    "tasks", "task file, or a folder of them", FILE, required=True, convert=Path
+                ),
+                Parameter("predictions", "JSONL predictions", FILE, required=True, convert=Path),
+                Parameter("split", "only this split", SPLIT),
+                Parameter("news", "LRAE evidence: news Parquet file or folder", FILE, convert=Path),
+            ),  # fmt: skip
+            section="tasks",
+            model_server=True,
+        ),
+        Stage(
+            "baseline",
+            "gdelt_forecast.baselines:run_baseline",
+            "baseline",
+            "score a release's test set with a reference forecaster (no future rows)",
+            "Forecast every query of a release's test set (or subset) through the agent "
+            "environment, which sees only rows before each query's cutoff, and score it with "
+            "MIRAI's metrics.",
+            parameters=(
+                RELEASE,
+                Parameter(
+                    "method",
+                    "the forecaster",
+                    {"type": "string", "enum": [*BASELINES, LLM]},
+                    default="history",
+                ),
+                Parameter(
+                    "split",
+                    "the query set",
+                    {"type": "string", "enum": ["test", "subset"]},
+                    default="test",
+                ),
+                Parameter(
+                    "task",
+                    "with --method llm: answer one of OpenForecast's tasks (its --split's "
+                    "records, with the paper's prompts) or EV2's reasoning tasks instead of the "
+                    "queries",
+                    {"type": "string", "enum": [*TASKS, *REASONING]},
+                ),
+            ),  # fmt: skip
+            section="baseline",
+            model_server=True,
+            writes=lambda *_: [BASELINES_FOLDER],
+            release_step="gdelt_forecast.baselines:run_baselines",
+        ),
+        # `baseline --method llm --task ...`: one of the papers' tasks answered by the model.
+        Stage("tasks_baseline", "gdelt_forecast.tasks.baseline:answer_tasks", model_server=True),
+        Stage(
+            "reasoning_baseline",
+            "gdelt_forecast.reasoning.baseline:answer_reasoning",
+            model_server=True,
+        ),
+        Stage(
+            "agent",
+            "gdelt_forecast.agents.run:run_agents",
+            "agent",
+            "run MIRAI's ReAct agents on a release's test set over an OpenAI-compatible server",
+            "Every query of the split answered by a ReAct agent whose actions are tool calls "
+            "(the API's functions, or Python code in a sandbox) on the environment opened at "
+            "the query's cutoff; steps, answers and scores under "
+            "<data_root>/agents/<release>/<run>/. The same command resumes a killed run.",
+            parameters=(
+                RELEASE,
+                Parameter(
+                    "split",
+                    "the query set",
+                    {"type": "string", "enum": ["subset", "test"]},
+                    default="subset",
+                ),
+                Parameter(
+                    "action",
+                    "the agent's actions: the API's functions, or Python code",
+                    {"type": "string", "enum": ["function", "code"]},
+                    default="function",
+                ),
+                Parameter(
+                    "apis",
+                    "MIRAI's All, Event-Only or News-Only API",
+                    {"type": "string", "enum": ["all", "events", "news"]},
+                    default="all",
+                ),
+                Parameter(
+                    "max_steps",
+                    "sets agents.max_steps (MIRAI: 20)",
+                    {"type": "integer", "minimum": 1},
+                    sets="agents.max_steps",
+                ),
+                Parameter(
+                    "samples",
+                    "seeded samples per query (K)",
+                    {"type": "integer", "minimum": 1},
+                    default=1,
+                ),
+            ),  # fmt: skip
+            section="agents",
+            model_server=True,
+            writes=lambda *_: [AGENTS],
+        ),
+        # The month's stages and their records, the ledger, and the names of the releases
+        # there are (a new version takes the next free one).
+        Stage(
+            "release",
+            "gdelt_forecast.release.build:build_release",
+            "release",
+            "a versioned, verifiable release of a month; `release verify DIR` checks one",
+            "Write <data_root>/releases/<version>/ for the test month --month (the database "
+            "from the history start through the month's end; the test set, timelines and tasks "
+            "as their stages built them, refused when one is stale; MIRAI's data folder, "
+            "baselines, card, Croissant, stats, manifest); or `release verify DIR`.",
+            parameters=(
+                Parameter(
+                    "month", "test month, YYYY-MM", {"type": "string", "pattern": MONTH_PATTERN}
+                ),
+                Parameter(
+                    "version",
+                    "release name (default: YYYY.MM.n, the first free n)",
+                    {"type": "string", "pattern": r"^[0-9A-Za-z][0-9A-Za-z._-]*$"},
+                ),
+                HISTORY_START,
+            ),  # fmt: skip
+            section="release",
+            partition="month",
+            after=("database", "testset", "timelines", "tasks", "reasoning"),
+            reads=lambda cfg, month, *_: [LEDGER, LLM_CACHE, LATEST, "releases/*/manifest.json"],
+            writes=lambda month: [f"{RELEASES}/<version>", LATEST],
+            publish="gdelt_forecast.release.publish:publish",
+        ),
+    )
+}
+
+
+def rebuilt(name: str) -> tuple[str, ...]:
+    """Stage ``name`` and every recorded stage that reads what it wrote, however far down, in
+    declaration order: what building ``name`` again makes stale, and a by-hand DAG builds."""
+    found = {name}
+    for stage in STAGES.values():  # declared after what they read
+        if stage.recorded and found & set(stage.after):
+            found.add(stage.name)
+    return tuple(s for s in STAGES if s in found)
