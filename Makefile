@@ -70,8 +70,11 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# On two workers (pytest-xdist), the tests marked long first; then, one at a time, those marked
+# alone, which compare machine-wide state that a test beside them would change.
 test: lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 -m "not alone"
+	$(BIN)/pytest -q -m alone
 
 # docs/configuration.md from the config models and the stage table of docs/architecture.md from
 # the stages' declarations (tests/test_docs_pages.py fails when either is stale).

@@ -100,6 +100,13 @@ class _Handler(SimpleHTTPRequestHandler):
         pass
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked ``long`` (a minute or more, mostly waiting on servers and Airflow) run
+    first: make test's workers take them at once, and the short tests fill in beside them
+    instead of one long test ending the run alone."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 @pytest.fixture
 def http_mirror(tmp_path):
     """Serve ``Mirror`` from 127.0.0.1; ``faults[name]`` lists what to answer before serving

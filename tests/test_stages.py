@@ -2,11 +2,16 @@
 (the model server's cache and pool, what a by-hand DAG builds again, the command line's
 table) cannot drift from what the stages' code does."""
 
+import time
+from dataclasses import dataclass
+
 import pytest
 
 from gdelt_forecast.cli import COMMANDS
 from gdelt_forecast.ground.config import Config
 from gdelt_forecast.ground.data_root import LLM_CACHE, WAREHOUSE
+from gdelt_forecast.ground.summary import StageSummary
+from gdelt_forecast.pipeline.runner import run
 from gdelt_forecast.pipeline.stages import MODEL_POOL, STAGES, Stage, rebuilt
 from tests.test_layers import imports
 
@@ -80,3 +85,22 @@ def test_the_release_packages_every_month_stage_it_runs_after():
     from gdelt_forecast.release.build import PLACES
 
     assert set(PLACES) == set(STAGES["release"].after) - {"database"}
+
+
+@dataclass
+class _Probe(StageSummary):
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        return f"probe ({self.seconds:.2f} s)"
+
+
+def _slow_probe(cfg):
+    time.sleep(0.2)
+    return _Probe()
+
+
+def test_the_runner_times_every_stage(monkeypatch, tmp_path):
+    monkeypatch.setitem(STAGES, "probe", Stage("probe", f"{__name__}:_slow_probe"))
+    summary = run("probe", Config(data_root=str(tmp_path)))
+    assert 0.2 <= summary.seconds < 5

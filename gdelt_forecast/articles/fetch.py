@@ -568,7 +568,6 @@ def _tally(summary: FetchSummary, out: _Outcome) -> None:
 def fetch_urls(cfg: Config, urls: Iterable[str]) -> FetchSummary:
     """Fetch each distinct URL that the ledger does not hold or holds as retryable; store the
     HTML pages in WARC files and every outcome in the ledger (see ``warc`` and ``ledger``)."""
-    t0 = time.monotonic()
     DataRoot(cfg.data_root).fetch_journal.mkdir(parents=True, exist_ok=True)
     summary = FetchSummary(recovered=settle_finished_runs(cfg.data_root))
     settled = settled_urls(cfg.data_root)
@@ -600,6 +599,5 @@ def fetch_urls(cfg: Config, urls: Iterable[str]) -> FetchSummary:
     summary.requests = fetcher.requests
     summary.hosts_down = len(fetcher.hosts_down)
     summary.robots_fetches = fetcher.robots.fetches if fetcher.robots else 0
-    summary.seconds = time.monotonic() - t0
     log.info(summary.line())
     return summary

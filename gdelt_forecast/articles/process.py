@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -191,7 +190,6 @@ def process_page(page: Page, day: date, preset: obelics.Preset, timeout_s: float
 
 def process(cfg: Config, first: date, last: date, warc: list[Path] | None = None) -> Summary:
     """Turn the fetched pages of the days' source URLs into documents and exclusions."""
-    t0 = time.monotonic()
     wanted = urls_for_days(cfg, first, last)
     stored = DataRoot(cfg.data_root).pages
     sources = list(warc or cfg.articles.archives or sorted(stored.rglob("*.warc.gz")))
@@ -249,7 +247,6 @@ def process(cfg: Config, first: date, last: date, warc: list[Path] | None = None
     summary.kept = len(rows)
     summary.documents = len({row["doc_id"] for row in rows})
     summary.removed = dict(dropped)
-    summary.seconds = time.monotonic() - t0
     return summary
 
 

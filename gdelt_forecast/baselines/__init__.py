@@ -93,7 +93,6 @@ class Summary(StageSummary):
 def run_baseline(cfg: Config, folder: Path, method: str, split: str = "test") -> Summary:
     """Forecast every query of ``split`` with ``method`` and score the forecasts."""
     if method == "llm":
-        t0 = time.monotonic()
         path = folder / QUERIES[split]
         # Here, not at the top: the llm package (and openai) loads only when an LLM is asked.
         from gdelt_forecast.baselines.direct import direct_io, enter
@@ -101,9 +100,7 @@ def run_baseline(cfg: Config, folder: Path, method: str, split: str = "test") ->
         predictions, llm = direct_io(folder, path, cfg)
         scores = evaluate.score(load_queries(path), predictions)
         enter(cfg, folder.name, split, scores, llm, len(predictions))
-        return Summary(
-            folder.name, method, split, len(predictions), scores, time.monotonic() - t0, llm
-        )
+        return Summary(folder.name, method, split, len(predictions), scores, llm=llm)
     return run_baselines(cfg, folder, [method], [split])[method, split]
 
 

@@ -50,7 +50,6 @@ def answered(
 ) -> S:
     """Each (id, prompt) asked as one user message, the answers scored by ``score`` (of the
     predictions file) and entered on the release's leaderboard (a re-run replaces its row)."""
-    t0 = time.monotonic()
     requests = [Request(key, task, [{"role": "user", "content": p}], None) for key, p in prompts]
     sent = time.monotonic()
     results = run(cfg, requests) if requests else []
@@ -80,4 +79,4 @@ def answered(
         },
     )
     llm = {**calls.to_dict(), "line": calls.line()}
-    return summary(release, task, split, scores, llm, time.monotonic() - t0)
+    return summary(release, task, split, scores, llm)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -155,7 +154,6 @@ def _replace(con, query: str, params: dict, dest: Path) -> None:
 
 def normalize(cfg: Config, first: date, last: date) -> Summary:
     """Normalize the days [first, last] and write their silver events and funnel."""
-    t0 = time.monotonic()
     days = dates.days(first, last)
     with duck.connect(cfg) as con:
         _views(con, cfg, first, last)
@@ -184,5 +182,4 @@ def normalize(cfg: Config, first: date, last: date) -> Summary:
         records_kept=kept,
         quads=quads,
         removed={rule: int(n) for rule, n, _ in totals[1:]},
-        seconds=time.monotonic() - t0,
     )

@@ -7,7 +7,6 @@ their own; ``ingest`` does both in one pass, parsing each file as soon as it has
 from __future__ import annotations
 
 import logging
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
@@ -140,18 +139,15 @@ def _record(cfg: Config, summary: Summary, outcomes: Iterable[Future[dict]]) -> 
 
 def write_bronze(cfg: Config, fetched: Sequence[Fetched], summary: Summary) -> Summary:
     """Parse and write files fetched earlier (the DAG's second task)."""
-    t0 = time.monotonic()
     previous = _previous(cfg)
     with ThreadPoolExecutor(cfg.ingest.workers, thread_name_prefix="bronze") as pool:
         outcomes = [pool.submit(_to_bronze, cfg, item, previous(item.file)) for item in fetched]
         summary = _record(cfg, summary, outcomes)
-    summary.seconds = time.monotonic() - t0
     return summary
 
 
 def ingest(cfg: Config, start: datetime, end: datetime, tables: Sequence[str]) -> Summary:
     """List, fetch and write every slot file in [start, end]; parse each once it arrives."""
-    t0 = time.monotonic()
     session = make_session(cfg.download)
     listing = list_slot_files(cfg, start, end, tables, session)
     summary = new_summary(start, end, listing)
@@ -168,7 +164,6 @@ def ingest(cfg: Config, start: datetime, end: datetime, tables: Sequence[str]) -
 
         queued = [fetch_pool.submit(fetch_then_queue, f) for f in listing.files]
         summary = _record(cfg, summary, (q.result() for q in queued))
-    summary.seconds = time.monotonic() - t0
     return summary
 
 

@@ -4,7 +4,9 @@ from dataclasses import fields, is_dataclass
 
 
 class StageSummary:
-    """Base of the stages' summary dataclasses; each adds its counts and a ``line()``."""
+    """Base of the stages' summary dataclasses; each adds its counts, a ``seconds`` field
+    (0.0 by default: :mod:`gdelt_forecast.pipeline.runner` times every stage and sets it, so
+    no stage times itself) and a ``line()``."""
 
     def to_dict(self) -> dict:
         return _plain(self)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -35,6 +36,7 @@ from gdelt_forecast.ground import dates
 from gdelt_forecast.ground.config import Config
 from gdelt_forecast.ground.data_root import RECORD, WAREHOUSE, DataRoot
 from gdelt_forecast.ground.files import entry, temporary_folder
+from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.pipeline import stage_record
 from gdelt_forecast.pipeline.stages import STAGES, Stage
 from gdelt_forecast.storage.locks import month_lock, partition_lock
@@ -61,12 +63,22 @@ def run(name: str, cfg: Config, *args: Any, run_id: str | None = None, **kwargs:
             elif stage.record:
                 result = _recorded_whole(stage, local, args, kwargs, run_id)
             else:
-                result = stage.function(local, *args, **kwargs)
+                result = _timed(stage, local, *args, **kwargs)
                 if stage.recorded:
                     _record_days(stage, local, args, kwargs, run_id, result)
         if cfg.remote and stage.publisher:
             result = stage.publisher(local, result)
         return result
+
+
+def _timed(stage: Stage, *args: Any, **kwargs: Any) -> Any:
+    """The stage's function on ``args``; a summary it returns gets the call's wall seconds,
+    measured here for every stage alike (before its record is written)."""
+    started = time.monotonic()
+    result = stage.function(*args, **kwargs)
+    if isinstance(result, StageSummary):
+        result.seconds = time.monotonic() - started
+    return result
 
 
 def _locks(stage: Stage, cfg: Config, args: tuple) -> ExitStack:
@@ -88,7 +100,7 @@ def _recorded_month(stage: Stage, cfg: Config, month: str, run_id: str, options:
     inputs = stage.fingerprint(cfg, root, month)
     params = stage.params(cfg, month, **options)
     with _fresh(final) as out:
-        summary = stage.function(cfg, month, out, **params)
+        summary = _timed(stage, cfg, month, out, **params)
         stage_record.write(
             out / RECORD,
             files=stage_record.folder_files(out),
@@ -134,7 +146,7 @@ def _record_days(stage: Stage, cfg: Config, args: tuple, options: dict, run_id: 
 def _recorded_whole(stage: Stage, cfg: Config, args: tuple, options: dict, run_id: str):
     """An unpartitioned stage's run and its record."""
     inputs = stage.fingerprint(cfg, DataRoot(cfg.data_root), None)  # before the stage reads them
-    summary = stage.function(cfg, *args, **options)
+    summary = _timed(stage, cfg, *args, **options)
     record_whole(stage, cfg, inputs, run_id, summary.to_dict())
     return summary
 

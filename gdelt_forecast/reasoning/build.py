@@ -90,7 +90,6 @@ class Summary(StageSummary):
 
 
 def build_reasoning(cfg: Config, month: str, out: Path) -> Summary:
-    t0 = time.monotonic()
     atoms, countries = read_timelines(DataRoot(cfg.data_root).month("timelines", month), month)
     left: Counter = Counter()
     stories = {}
@@ -164,7 +163,6 @@ def build_reasoning(cfg: Config, month: str, out: Path) -> Summary:
         **letters(rows, ("I-CEC", "S-CEC"), 4),
         **letters(rows, ("I-CRR", "S-CRR"), 3),
     }
-    summary.seconds = time.monotonic() - t0
     return summary
 
 

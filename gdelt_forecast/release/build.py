@@ -180,7 +180,6 @@ def _version_key(name: str) -> tuple:
 def build_release(
     cfg: Config, month: str, version: str | None = None, history_start: date | None = None
 ) -> Summary:
-    t0 = time.monotonic()
     try:
         start, last = dates.history(month, history_start or cfg.release.history_start)
     except dates.MonthError as exc:
@@ -225,7 +224,6 @@ def build_release(
         files=len(files),
         bytes=sum(p.stat().st_size for p in files),
         phases=phases,
-        seconds=time.monotonic() - t0,
     )
 
 

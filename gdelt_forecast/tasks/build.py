@@ -74,7 +74,6 @@ def build_tasks(cfg: Config, month: str, out: Path) -> Summary:
     """From ``<data_root>/timelines/<month>`` into ``out`` (``<data_root>/tasks/<month>``
     when :mod:`gdelt_forecast.pipeline.runner` runs it): ``<TASK>/<split>.parquet`` for every task
     and split, empty ones too."""
-    t0 = time.monotonic()
     timelines = DataRoot(cfg.data_root).month("timelines", month)
     summary = Summary(month=month, method=cfg.timelines.method)
     summary.negatives_discarded["extractive"] = 0
@@ -152,7 +151,6 @@ def build_tasks(cfg: Config, month: str, out: Path) -> Summary:
         leakage.GENERATED: {"records": generated_parts},
     }
     summary.letters = letters(rows)
-    summary.seconds = time.monotonic() - t0
     return summary
 
 

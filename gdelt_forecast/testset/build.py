@@ -14,7 +14,6 @@ A month without queries is an error, never an empty test set.
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -138,7 +137,6 @@ def check_leakage(rows: list[dict]) -> None:
 def build_testset(cfg: Config, month: str, out: Path) -> Summary:
     """Into ``out`` (``<data_root>/testset/<month>`` when :mod:`gdelt_forecast.pipeline.runner` runs
     it), MIRAI's query files into ``out/mirai_compat``."""
-    t0 = time.monotonic()
     ts = cfg.testset
     first, last = month_range(month)
     params = {
@@ -192,7 +190,6 @@ def build_testset(cfg: Config, month: str, out: Path) -> Summary:
         subset=len(chosen),
         horizons=sorted(set(ts.horizons)),
         balance_cv={d: {"subset": picked[d]["cv"], "full": full[d]["cv"]} for d in full},
-        seconds=time.monotonic() - t0,
     )
 
 

@@ -119,7 +119,6 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
     """Into ``out`` (``<data_root>/timelines/<month>`` when :mod:`gdelt_forecast.pipeline.runner`
     runs it), from documents dated on or after ``history_start`` too (the release's: its complex
     events cite only its news)."""
-    t0 = time.monotonic()
     first, last = month_range(month)
     since = max(first - timedelta(days=cfg.timelines.history_days), history_start)
     with duck.open_warehouse(cfg) as con:
@@ -187,7 +186,6 @@ def build_timelines(cfg: Config, month: str, out: Path, history_start: date) -> 
         arguments_nulled=nulled,
         examples=dropped.examples,
         llm=llm,
-        seconds=time.monotonic() - t0,
     )
 
 

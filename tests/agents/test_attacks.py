@@ -27,6 +27,10 @@ import pytest
 
 from tests.agents.test_agent import CHN_USA, USA_RUS, call, final, play
 
+# The machine's IPC, /dev/shm and sandbox folders are compared before and after an attack: no
+# other test may run meanwhile (make test runs these after the rest).
+pytestmark = pytest.mark.alone
+
 PRE = (
     "B = get_events.__globals__['__builtins__']\n"
     "I = B['__import__'] if isinstance(B, dict) else B.__import__\n"

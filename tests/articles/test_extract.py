@@ -63,7 +63,7 @@ def test_gzipped_page_gives_the_same_result():
         (b"   \n ", "empty"),
         (bytes(range(256)) * 40, "no_text"),
         (b"\x1f\x8b\x08\x00garbage", "bad_gzip"),
-        (gzip.compress(b"<html>")[:-6], "bad_gzip"),
+        (gzip.compress(b"<html>", mtime=0)[:-6], "bad_gzip"),
     ],
 )
 def test_bad_input_gives_an_error_not_an_exception(data, kind):

@@ -5,6 +5,8 @@ import json
 import os
 import shutil
 
+import pytest
+
 from gdelt_forecast.release.build import PLACES as RELEASED
 from tests.dags.conftest import REPO, parsed, python
 
@@ -148,6 +150,7 @@ def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, tmp_pa
     assert (root / "tasks/2025-08/MCNC/test.parquet").exists()
 
 
+@pytest.mark.long
 def test_a_run_on_a_bucket_data_root_publishes_the_release_there(
     airflow_env, s3_endpoint, s3fs_client, tmp_path
 ):

@@ -10,6 +10,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from gdelt_forecast.ground.config import Config
 from gdelt_forecast.orchestration.pools import MARK, POOLS, slots
 from tests.conftest import free_port
@@ -71,6 +73,7 @@ def test_every_pooled_task_waits_for_the_pools_check(airflow_env):
     )
 
 
+@pytest.mark.long
 def test_a_run_without_the_pools_fails_at_once_under_a_real_scheduler(tmp_path):
     """`airflow standalone` (scheduler, DAG processor, API server, LocalExecutor) on a fresh
     home where nobody ran `gdelt-forecast airflow init`: a triggered monthly_refresh fails

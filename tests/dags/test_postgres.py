@@ -28,6 +28,7 @@ def postgres():
         yield url
 
 
+@pytest.mark.long
 def test_dags_run_on_a_postgres_metadata_database(postgres, tmp_path):
     env = {
         **os.environ,

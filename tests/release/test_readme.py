@@ -18,6 +18,8 @@ import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import copy_worktree, free_port
 from tests.release.conftest import REPO
 
@@ -131,6 +133,7 @@ def test_every_block_is_run_or_says_where_it_runs():
     assert len(fences) == len(found)
 
 
+@pytest.mark.long
 def test_the_readme_runs_as_written(demo_cfg, release, tmp_path):
     work = tmp_path / "gdelt-forecast"
     checkout(work)
