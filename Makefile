@@ -94,12 +94,17 @@ fuzz: $(VENV)/.dev
 			--hypothesis-show-statistics --hypothesis-seed=$$pass tests || exit 1; \
 	done; echo "fuzz: $$pass passes in $(FUZZ_S) s, no failure"
 
+# The extraction and process benches read scrapinghub/article-extraction-benchmark's pages, which
+# are not in this repository: EXTRACTION_BENCHMARK names a checkout of it.
+EXTRACTION_BENCHMARK ?=
 bench: $(VENV)/.dev
 	$(BIN)/python -m bench.stages.ingest
 	$(BIN)/python -m bench.stages.normalize
 	$(BIN)/python -m bench.stages.fetch
-	$(BIN)/python -m bench.stages.extraction
-	$(BIN)/python -m bench.stages.process
+	@if [ -n "$(EXTRACTION_BENCHMARK)" ]; then \
+		$(BIN)/python -m bench.stages.extraction --fixtures $(EXTRACTION_BENCHMARK) && \
+		$(BIN)/python -m bench.stages.process --fixtures $(EXTRACTION_BENCHMARK); \
+	else echo "bench: extraction and process left out: EXTRACTION_BENCHMARK=DIR names a checkout of scrapinghub/article-extraction-benchmark"; fi
 	$(BIN)/python -m bench.stages.testset
 	$(BIN)/python -m bench.stages.release
 	$(BIN)/python -m bench.stages.objectstore

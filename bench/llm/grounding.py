@@ -16,14 +16,14 @@ The demo's month has 13 documents, so the model writes only a handful of events 
 on 127.0.0.1 (vLLM's CPU build, as ``make demo-llm`` does), asks the timelines' extract
 prompt (``written.extract_request``) of each of the first ``--articles`` (default 60) news
 pages of scrapinghub's article-extraction-benchmark (``ground-truth.json``'s hand-checked
-bodies, in the project's shared fixtures; not in this repository), and scores every event
+bodies; a checkout of that repository, not in this one), and scores every event
 against its own article and against every other one. The pages carry no date, so only the
 text is scored, as rule 6's first check does; their other pages are unrelated stories, so
 the false support there is a floor, where the demo's month (one story's documents beside
 each other) is the hard case.
 
     .venv-vllm/bin/python -m bench.llm.grounding \
-        --pages ../shared/fixtures/article-extraction-benchmark \
+        --pages ../article-extraction-benchmark \
         --smollm2 .venv-vllm/models/SmolLM2-135M-Instruct
 """
 

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from bench.harness import verdict
-from bench.stages.extraction import DEFAULT_FIXTURES, load_pages
+from bench.stages.extraction import FIXTURES_HELP, load_pages
 from gdelt_forecast.articles import obelics
 from gdelt_forecast.articles.extract import extract_now
 from gdelt_forecast.articles.process import as_paragraphs
@@ -34,7 +34,7 @@ def timed(fn, items):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--fixtures", type=Path, default=DEFAULT_FIXTURES, help="benchmark folder")
+    parser.add_argument("--fixtures", type=Path, required=True, help=FIXTURES_HELP)
     args = parser.parse_args()
     pages, _ = load_pages(args.fixtures)
     extracted, extract_s = timed(extract_now, pages.values())

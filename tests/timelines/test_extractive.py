@@ -1,6 +1,6 @@
 """Extractive timelines: dated lead sentences and titles, in date order. The real sentences
-are from pages of the article-extraction benchmark (shared fixtures; tests/fixtures/articles
-and demo/pages hold some of them)."""
+are from pages of scrapinghub's article-extraction benchmark (tests/fixtures/articles and
+demo/pages hold some of them)."""
 
 from datetime import date, datetime
 

@@ -1,5 +1,5 @@
 """The near-duplicate measure on real pairs (titles and lead sentences of the
-article-extraction benchmark's pages, shared fixtures): pairs that tell one happening merge,
+article-extraction benchmark's pages): pairs that tell one happening merge,
 pairs from one story that tell two do not."""
 
 import pytest
