@@ -1,7 +1,7 @@
 """A lease on an object of a bucket, held across machines: created only if absent (S3's
 conditional ``If-None-Match`` write, which AWS, MinIO and moto honour), renewed by its
 holder while it works (through a short outage of the bucket too), taken over when it expired
-or its holder was a process of this host that no longer runs. :mod:`gdelt_forecast.locks`
+or its holder was a process of this host that no longer runs. :mod:`gdelt_forecast.storage.locks`
 makes a partition's lock of it, :func:`gdelt_forecast.storage.working_copy.shared_file` a
 shared file's, and the release's publisher the releases' index's. The conditional writes are
 the bucket's (:class:`gdelt_forecast.storage.bucket.Bucket`).
