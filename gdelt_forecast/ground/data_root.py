@@ -2,8 +2,8 @@
 
 Each place is a path relative to the root (POSIX, as a bucket's keys are), so the same
 description names a local file (:meth:`DataRoot.path`) and what a bucket's working copy
-pulls (:mod:`gdelt_forecast.pipeline.stages`). docs/architecture.md ("The data root") draws the
-layout.
+pulls (:mod:`gdelt_forecast.pipeline.stages`). docs/architecture.md ("The data root") draws
+the layout.
 """
 
 from __future__ import annotations

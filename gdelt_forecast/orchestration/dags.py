@@ -78,8 +78,9 @@ def stage_tasks(names: Iterable[str], params: Mapping[str, Parameter], upstream=
 
 
 def _stage_task(name: str, taken: tuple[str, ...], pool: str | None):
-    # The id and pool set here; the task imports the stages when it runs.
-    @task(task_id=name, **({"pool": pool} if pool else {}))
+    # The id and pool set here (None: Airflow's default pool); the task imports the stages
+    # when it runs.
+    @task(task_id=name, pool=pool)
     def stage() -> dict:
         from gdelt_forecast.orchestration.tasks import run_declared
 
@@ -110,7 +111,7 @@ def day_tasks(days):
 
 
 def _day_task(name: str, pool: str | None):
-    @task(task_id=f"{name}_day", **({"pool": pool} if pool else {}))
+    @task(task_id=f"{name}_day", pool=pool)
     def one(day: str) -> str:
         from gdelt_forecast.orchestration.tasks import run_day
 

@@ -1,13 +1,13 @@
 """What the tasks in ``dags/`` run: the run's config and partition, and a stage that fails fast.
 
 Every task builds its config from the run's params (:func:`run_config`) and runs a stage by
-its name through :mod:`gdelt_forecast.pipeline.runner` (:func:`run_stage`, :func:`run_day`), as the
-command line does. An error no retry can mend (a bad
-config or param, a :class:`StageError` such as "no warehouse at ...") becomes Airflow's
-``AirflowFailException``: the task fails at once with a one-line message that names the data
-root, instead of waiting out its retries. Network and I/O errors propagate unchanged, so
-Airflow retries them. The runner holds the partition's lock (:mod:`gdelt_forecast.storage.locks`),
-so two runs covering one day or month take turns while other partitions run side by side.
+its name through :mod:`gdelt_forecast.pipeline.runner` (:func:`run_stage`, :func:`run_day`),
+as the command line does. An error no retry can mend (a bad config or param, a
+:class:`StageError` such as "no warehouse at ...") becomes Airflow's ``AirflowFailException``:
+the task fails at once with a one-line message that names the data root, instead of waiting
+out its retries. Network and I/O errors propagate unchanged, so Airflow retries them. The
+runner holds the partition's lock (:mod:`gdelt_forecast.storage.locks`), so two runs covering
+one day or month take turns while other partitions run side by side.
 
 Airflow is imported inside the functions only: the package imports without the
 ``[airflow]`` extra, and the DAG files import this module inside their tasks, so parsing

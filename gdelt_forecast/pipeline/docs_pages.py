@@ -15,27 +15,17 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from gdelt_forecast.pipeline import config_doc, stage_doc
+
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 BEGIN = "<!-- made by `make docs` from {source}: edit that, not this table -->\n"
 END = "<!-- end of what `make docs` made -->\n"
 
 
-def _configuration() -> str:
-    from gdelt_forecast.pipeline import config_doc
-
-    return config_doc.render()
-
-
-def _stages() -> str:
-    from gdelt_forecast.pipeline import stage_doc
-
-    return stage_doc.render()
-
-
 # page -> (what writes it, the source a region's marker names; None: the whole page)
 PAGES: dict[str, tuple[Callable[[], str], str | None]] = {
-    "configuration.md": (_configuration, None),
-    "architecture.md": (_stages, "gdelt_forecast/pipeline/stages.py"),
+    "configuration.md": (config_doc.render, None),
+    "architecture.md": (stage_doc.render, "gdelt_forecast/pipeline/stages.py"),
 }
 
 

@@ -7,9 +7,8 @@ share, so its day's record is ``records/<stage>/date=<day>.json``
 It holds the stage and partition, the parameters, the sha256 of the config it used, the
 fingerprint of its inputs, the code version, the run (its id, when it finished, how many
 times this folder was built), the stage's summary and every file's path, bytes, sha256 and
-rows.
-:mod:`gdelt_forecast.pipeline.runner` writes it; the release checks it (:func:`stale`) and copies
-the files it lists.
+rows. :mod:`gdelt_forecast.pipeline.runner` writes it; the release checks it (:func:`stale`)
+and copies the files it lists.
 """
 
 from __future__ import annotations
