@@ -71,10 +71,12 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff format --check .
 
 # On two workers (pytest-xdist), the tests marked long first; then, one at a time, those marked
-# alone, which compare machine-wide state that a test beside them would change.
+# alone, which compare machine-wide state that a test beside them would change. Their run
+# collects only the files that mark any (the whole suite's collection costs it seconds).
+ALONE = $(shell grep -rl --include='test_*.py' 'mark\.alone' tests)
 test: lint
 	$(BIN)/pytest -q -n 2 -m "not alone"
-	$(BIN)/pytest -q -m alone
+	$(BIN)/pytest -q -m alone $(ALONE)
 
 # docs/configuration.md from the config models and the stage table of docs/architecture.md from
 # the stages' declarations (tests/test_docs_pages.py fails when either is stale).

@@ -64,6 +64,11 @@ class Cluster:
             "AIRFLOW__CELERY__RESULT_BACKEND": "db+" + database,
             "AIRFLOW__CELERY__WORKER_CONCURRENCY": str(concurrency),
             "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT": str(heartbeat_timeout_s),
+            # Airflow looks for silent tasks every 10 s by default: a short timeout is only
+            # short if it is looked for as often.
+            "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT_DETECTION_INTERVAL": str(
+                min(10, heartbeat_timeout_s / 4)
+            ),
             "AIRFLOW__API__HOST": "127.0.0.1",
             "AIRFLOW__API__PORT": str(self.port),
             "AIRFLOW__API_AUTH__JWT_SECRET": secrets.token_urlsafe(32),

@@ -44,10 +44,11 @@ events, URLs, pages). The exit status is 1 unless ``audit.ok``.
 
 Run: ``python -m bench.month.run --days N [--slots-per-day K] [--pages P] [--hosts H]
 [--web-port PORT] [--mirror DIR] [--storage s3|local] [--workers W] [--worker-slots S]
-[--faults F,... | --no-faults] [--no-reference] [--compare-release DIR] [--workdir DIR]
-[--set section.key=value ...] --report FILE.json`` (defaults: 31 days at full volume, S3,
-two workers, faults). A run smaller than a day at full volume needs lower thresholds for its
-test set to have queries (``--set testset.min_daily_mentions=10``, for instance).
+[--faults F,... | --no-faults] [--heartbeat-timeout-s S] [--retry-delay-s S] [--no-reference]
+[--compare-release DIR] [--workdir DIR] [--set section.key=value ...] --report FILE.json``
+(defaults: 31 days at full volume, S3, two workers, faults). A run smaller than a day at full
+volume needs lower thresholds for its test set to have queries (``--set
+testset.min_daily_mentions=10``, for instance).
 """
 
 from __future__ import annotations
@@ -501,6 +502,15 @@ def main() -> int:
         help="the GDELT mirror's folder (default: WORKDIR/mirror); the slots' URLs, and so the "
         "release, name it, so two runs compared with --compare-release need the same",
     )
+    parser.add_argument(
+        "--heartbeat-timeout-s",
+        type=int,
+        default=30,
+        help="how long a task's silence makes Airflow give it up (a killed worker's task)",
+    )
+    parser.add_argument(
+        "--retry-delay-s", type=int, default=10, help="how long a failed task waits for its retry"
+    )
     parser.add_argument("--timeout-s", type=float, default=4 * 3600)
     parser.add_argument("--workdir", type=Path, default=REPO / "bench-data" / "month")
     parser.add_argument("--report", type=Path, required=True)
@@ -581,7 +591,9 @@ def main() -> int:
         database = stack.enter_context(local_servers.postgres())
         cluster = stack.enter_context(
             airflow_cluster.Cluster(work / "airflow", database, broker, env,
-                                    workers=args.workers, concurrency=args.worker_slots)
+                                    workers=args.workers, concurrency=args.worker_slots,
+                                    heartbeat_timeout_s=args.heartbeat_timeout_s,
+                                    retry_delay_s=args.retry_delay_s)
         )  # fmt: skip
         t0 = time.perf_counter()
         cluster.start(init=tuple(common))  # the pools sized by the run's config

@@ -83,9 +83,13 @@ class Evidence:
     vectors: np.ndarray  # unit rows
 
     @classmethod
-    def of(cls, cfg: Config, documents: list[dict]) -> Evidence:
+    def of(cls, cfg: Config, documents: list[dict], after: date) -> Evidence:
+        """The paragraphs of the documents dated after ``after``, the earliest cut asked
+        about: no query may be shown an earlier one, so none is embedded."""
         paragraphs, dates = [], []
         for doc in documents:
+            if doc["date"] <= after:
+                continue
             for line in [doc["title"] or "", *(doc["text"] or "").splitlines()]:
                 if len(line.strip()) >= MIN_PARAGRAPH:
                     paragraphs.append(line.strip())
@@ -151,7 +155,7 @@ def score(
     wrong = [item for item, result in zip(items, first, strict=True) if not _yes(result)]
     second: list[Result] = []
     if wrong:
-        evidence = Evidence.of(cfg, news)
+        evidence = Evidence.of(cfg, news, min(r["cut_date"] for r, _, _ in wrong))
         queries = _unit(embed(cfg, [text for _, _, text in wrong]))
         found = evidence.top(queries, [r["cut_date"] for r, _, _ in wrong])
         second = run(cfg, [_stage2(r, n, t, e) for (r, n, t), e in zip(wrong, found, strict=True)])

@@ -41,6 +41,7 @@ def test_two_days_on_celery_fetch_side_by_side_and_survive_a_killed_worker(tmp_p
         sys.executable, "-m", "bench.month.run", "--days", "2",
         "--slots-per-day", "8", "--pages", "30", "--hosts", "12", "--storage", "s3",
         "--workers", "2", "--faults", "kill-fetch", "--no-reference",
+        "--heartbeat-timeout-s", "12", "--retry-delay-s", "2",
         "--workdir", str(tmp_path / "month"), "--report", str(report_path),
         "--set", "testset.min_daily_mentions=10", "--set", "testset.min_documents=1",
     ]  # fmt: skip

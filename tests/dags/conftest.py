@@ -2,12 +2,15 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from cryptography.fernet import Fernet
+from filelock import FileLock
 
 REPO = Path(__file__).resolve().parents[2]
 AIRFLOW = str(Path(sys.executable).with_name("airflow"))
@@ -30,16 +33,38 @@ LIGHT = [
 
 
 @pytest.fixture(scope="session")
-def airflow_env(tmp_path_factory):
-    env = {
+def airflow_env(tmp_path_factory, worker_id):
+    """Each worker's own home (SQLite takes one writer); under xdist, `airflow init` runs
+    once for all the workers (seconds of CPU each), and each copies its database and the key
+    its Variables are encrypted with."""
+    home = tmp_path_factory.mktemp("airflow")
+    if worker_id == "master":
+        env = _home(home, Fernet.generate_key().decode())
+        airflow_init(env)
+        return env
+    # the run's folder, above every worker's own (getbasetemp() is popen-gwN under xdist)
+    made = tmp_path_factory.getbasetemp().parent / "airflow-init"
+    key = made / "fernet.key"
+    with FileLock(f"{made}.lock"):
+        if not (made / "airflow.db").exists():
+            made.mkdir(exist_ok=True)
+            key.write_text(Fernet.generate_key().decode())
+            airflow_init(_home(made, key.read_text()))
+    shutil.copy2(made / "airflow.db", home / "airflow.db")
+    return _home(home, key.read_text())
+
+
+def _home(home: Path, fernet_key: str) -> dict:
+    """The environment of an Airflow home with this checkout's DAGs (airflow.cfg, which holds
+    the home's paths, is written by Airflow at its first command)."""
+    return {
         **os.environ,
-        "AIRFLOW_HOME": str(tmp_path_factory.mktemp("airflow")),
+        "AIRFLOW_HOME": str(home),
+        "AIRFLOW__CORE__FERNET_KEY": fernet_key,
         "AIRFLOW__CORE__DAGS_FOLDER": str(REPO / "dags"),
         "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
         "PYTHONPATH": str(REPO),
     }
-    airflow_init(env)
-    return env
 
 
 def airflow_init(env: dict) -> None:
