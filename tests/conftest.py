@@ -14,6 +14,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 # A TCP port free on 127.0.0.1 now, for a server a test starts: the benches' helper.
 from bench.harness.servers import free_port  # noqa: F401
@@ -105,6 +106,35 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     first: make test's workers take them at once, and the short tests fill in beside them
     instead of one long test ending the run alone."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
+def made_once(tmp_path_factory, name: str, make) -> Path:
+    """The folder ``name``, made by ``make(folder)`` once for the whole test run: by the
+    first xdist worker to ask, under a lock, the others waiting and then reading it. Its
+    users must not change it."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, above the worker's own (popen-gwN)
+    folder = base / name
+    with FileLock(f"{folder}.lock"):
+        if not (folder / ".made").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            (folder / ".made").touch()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def demo_built(tmp_path_factory) -> Path:
+    """The demo month, built once for the run (tests/release/conftest.py): ``data/`` and
+    ``mirror/``. Tests take copies (``demo_month``)."""
+    from tests.release.conftest import build_demo_month
+
+    def build(folder: Path) -> None:
+        build_demo_month(folder / "data", Mirror(folder / "mirror").add_demo_slots().root)
+
+    return made_once(tmp_path_factory, "demo-month", build)
 
 
 @pytest.fixture

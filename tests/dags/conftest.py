@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from cryptography.fernet import Fernet
-from filelock import FileLock
+
+from tests.conftest import made_once
 
 REPO = Path(__file__).resolve().parents[2]
 AIRFLOW = str(Path(sys.executable).with_name("airflow"))
@@ -33,25 +34,19 @@ LIGHT = [
 
 
 @pytest.fixture(scope="session")
-def airflow_env(tmp_path_factory, worker_id):
-    """Each worker's own home (SQLite takes one writer); under xdist, `airflow init` runs
-    once for all the workers (seconds of CPU each), and each copies its database and the key
-    its Variables are encrypted with."""
+def airflow_env(tmp_path_factory):
+    """Each worker's own home (SQLite takes one writer), from one `airflow init` for the
+    whole run (seconds of CPU a worker otherwise): a copy of its database, with the key its
+    Variables are encrypted with."""
+
+    def init(folder: Path) -> None:
+        (folder / "fernet.key").write_text(Fernet.generate_key().decode())
+        airflow_init(_home(folder, (folder / "fernet.key").read_text()))
+
+    made = made_once(tmp_path_factory, "airflow-init", init)
     home = tmp_path_factory.mktemp("airflow")
-    if worker_id == "master":
-        env = _home(home, Fernet.generate_key().decode())
-        airflow_init(env)
-        return env
-    # the run's folder, above every worker's own (getbasetemp() is popen-gwN under xdist)
-    made = tmp_path_factory.getbasetemp().parent / "airflow-init"
-    key = made / "fernet.key"
-    with FileLock(f"{made}.lock"):
-        if not (made / "airflow.db").exists():
-            made.mkdir(exist_ok=True)
-            key.write_text(Fernet.generate_key().decode())
-            airflow_init(_home(made, key.read_text()))
     shutil.copy2(made / "airflow.db", home / "airflow.db")
-    return _home(home, key.read_text())
+    return _home(home, (made / "fernet.key").read_text())
 
 
 def _home(home: Path, fernet_key: str) -> dict:

@@ -13,8 +13,8 @@ def run_dag(airflow_env, conf: dict):
     return run_monthly_dag("build_timelines_and_tasks", conf, airflow_env)
 
 
-def test_previous_month_by_default_into_timelines(airflow_env, tmp_path):
-    cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
+def test_previous_month_by_default_into_timelines(airflow_env, demo_built, tmp_path):
+    cfg = demo_month(demo_built, tmp_path / "data", tmp_path / "mirror")
     # A timelines setting the demo's extractive timelines do not read: their config changes,
     # and so does the config of every stage built from them.
     changed = ["timelines.article_chars=5000"]

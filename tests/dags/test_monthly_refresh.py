@@ -109,12 +109,12 @@ def _refresh(conf: dict, airflow_env: dict, tmp_path) -> str:
     return result.stdout.split("STATE success ")[1].split()[0]
 
 
-def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, tmp_path):
+def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, demo_built, tmp_path):
     from tests.release.conftest import demo_month
 
     # The demo's days, with their pages in a web archive: every stage has work to redo (the
     # run redoes the August days; July's, normalized and processed, stay in the data root).
-    cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
+    cfg = demo_month(demo_built, tmp_path / "data", tmp_path / "mirror")
     root = cfg.data_root
     (root / "warehouse.duckdb").unlink()
     for stage in RELEASED:
@@ -152,7 +152,7 @@ def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, tmp_pa
 
 @pytest.mark.long
 def test_a_run_on_a_bucket_data_root_publishes_the_release_there(
-    airflow_env, s3_endpoint, s3fs_client, tmp_path
+    airflow_env, demo_built, s3_endpoint, s3fs_client, tmp_path
 ):
     """The same month with the data root in a bucket: the workers see only the bucket (the
     bronze is put there, nothing else), each task works in its own working copy, and the
@@ -160,7 +160,7 @@ def test_a_run_on_a_bucket_data_root_publishes_the_release_there(
     from tests.conftest import new_bucket
     from tests.release.conftest import demo_month
 
-    cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
+    cfg = demo_month(demo_built, tmp_path / "data", tmp_path / "mirror")
     root = f"{new_bucket()}/demo"
     bronze = [p.relative_to(cfg.data_root) for p in (cfg.data_root / "bronze").rglob("*.parquet")]
     s3fs_client.put([str(cfg.data_root / p) for p in bronze], [f"{root}/{p}" for p in bronze])

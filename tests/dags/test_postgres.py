@@ -29,7 +29,7 @@ def postgres():
 
 
 @pytest.mark.long
-def test_dags_run_on_a_postgres_metadata_database(postgres, tmp_path):
+def test_dags_run_on_a_postgres_metadata_database(postgres, demo_built, tmp_path):
     env = {
         **os.environ,
         "AIRFLOW_HOME": str(tmp_path / "airflow"),
@@ -48,7 +48,7 @@ def test_dags_run_on_a_postgres_metadata_database(postgres, tmp_path):
 
     airflow_init(env)
     assert "postgresql" in airflow("config", "get-value", "database", "sql_alchemy_conn").stdout
-    cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
+    cfg = demo_month(demo_built, tmp_path / "data", tmp_path / "mirror")
     conf = {
         "month": "2025-08",
         "data_root": str(cfg.data_root),

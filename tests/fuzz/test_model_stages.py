@@ -45,10 +45,10 @@ STAGE = settings(max_examples=min(settings.default.max_examples // 5, 40))
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
+def demo(tmp_path_factory, demo_built) -> Path:
     """The demo month's data root (warehouse, test set, extractive timelines), built once."""
     base = tmp_path_factory.mktemp("stages")
-    return demo_month(base / "data", base / "mirror").data_root
+    return demo_month(demo_built, base / "data", base / "mirror").data_root
 
 
 # --- answers --------------------------------------------------------------------------------

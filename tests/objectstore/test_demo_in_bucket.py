@@ -23,11 +23,13 @@ DEMO = str(REPO / "configs" / "demo.yaml")
 
 
 @pytest.fixture(scope="module")
-def local_release(tmp_path_factory) -> tuple[Path, Path, Path]:
-    """The month built on a local disk: its release, the mirror and the pages' archive."""
+def local_release(tmp_path_factory, demo_built) -> tuple[Path, Path, Path]:
+    """The month built on a local disk: its release, the mirror it was built from (its slots
+    name it) and the pages' archive."""
     base = tmp_path_factory.mktemp("local")
-    cfg = demo_month(base / "data", base / "mirror")
-    return Path(run("release", cfg, MONTH).path), base / "mirror", base / "data" / "pages.warc.gz"
+    cfg = demo_month(demo_built, base / "data", base / "mirror")
+    release = Path(run("release", cfg, MONTH).path)
+    return release, demo_built / "mirror", base / "data" / "pages.warc.gz"
 
 
 def _cli(*args: str) -> None:

@@ -1,13 +1,15 @@
-"""The demo month, built once per session the way `make demo` builds it: the real
+"""The demo month, built once for the test run the way `make demo` builds it: the real
 2025-08-07 22:00 slot and the four demo-only days derived from it (2025-07-22, 07-28,
 08-02 and 08-12 at 22:00; tests/fixtures/gdelt/demo-days/) ingested from a file:// mirror,
 normalized day by day, the demo's pages (demo/sample_pages.py) read from a web archive and
 cleaned over the span, the warehouse built, the month's test set, timelines and tasks built
-through the runner; then released."""
+through the runner (``demo_built``, in tests/conftest.py; tests work on copies of it); then
+released."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from datetime import date, datetime
@@ -19,7 +21,6 @@ from gdelt_forecast.gdelt.ingest import ingest
 from gdelt_forecast.ground.config import Config, load_config
 from gdelt_forecast.pipeline.runner import run
 from gdelt_forecast.release import mirai_database
-from tests.conftest import Mirror
 
 REPO = Path(__file__).resolve().parents[2]
 DAY, MONTH = date(2025, 8, 7), "2025-08"  # the real slot's day; the test month
@@ -28,16 +29,29 @@ DAYS = [date(2025, 7, 22), date(2025, 7, 28), date(2025, 8, 2), DAY, date(2025, 
 FIRST_DAY, LAST_DAY = DAYS[0], DAYS[-1]
 
 
-def demo_month(root: Path, mirror_dir: Path) -> Config:
-    mirror = Mirror(mirror_dir).add_demo_slots()
+def demo_month(built: Path, root: Path, mirror_dir: Path) -> Config:
+    """A copy of the demo month (``built``: the ``demo_built`` fixture's folder) at ``root``,
+    its mirror at ``mirror_dir``, and the config it was built with, pointed at them (the
+    bronze's list of slots still names the first mirror: nothing reads it but ingest)."""
+    shutil.copytree(built / "data", root, symlinks=True)
+    shutil.copytree(built / "mirror", mirror_dir)
+    return _config(root, mirror_dir)
+
+
+def _config(root: Path, mirror_dir: Path) -> Config:
     archive = root / "pages.warc.gz"
-    overrides = [f"gdelt.base_url={mirror.root.as_uri()}", f"articles.archives=[{archive}]"]
-    cfg = load_config(REPO / "configs/demo.yaml", overrides, root)
+    overrides = [f"gdelt.base_url={mirror_dir.as_uri()}", f"articles.archives=[{archive}]"]
+    return load_config(REPO / "configs/demo.yaml", overrides, root)
+
+
+def build_demo_month(root: Path, mirror_dir: Path) -> Config:
+    """The demo month built at ``root`` from the demo's slots in ``mirror_dir`` (read only)."""
+    cfg = _config(root, mirror_dir)
     start, end = datetime(2025, 7, 22, 21, 45), datetime(2025, 8, 12, 23, 45)
     ingest(cfg, start, end, ["export", "mentions"])
     for day in DAYS:  # normalize wants bronze on every day of its range
         run("normalize", cfg, day, day)
-    sample_pages(str(root), archive, check=True)
+    sample_pages(str(root), root / "pages.warc.gz", check=True)
     run("process", cfg, FIRST_DAY, LAST_DAY)
     run("database", cfg)
     for stage in ("testset", "timelines", "tasks", "reasoning"):
@@ -84,9 +98,9 @@ def offline_hub(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def demo_cfg(tmp_path_factory) -> Config:
+def demo_cfg(tmp_path_factory, demo_built) -> Config:
     base = tmp_path_factory.mktemp("demo")
-    return demo_month(base / "data", base / "mirror")
+    return demo_month(demo_built, base / "data", base / "mirror")
 
 
 @pytest.fixture(scope="session")

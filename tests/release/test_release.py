@@ -30,7 +30,7 @@ from gdelt_forecast.release.build import ReleaseError, _update_latest, next_vers
 from gdelt_forecast.release.verify import verify
 from gdelt_forecast.tasks.records import SCHEMA
 from tests.environment.conftest import terms
-from tests.release.conftest import MONTH, demo_month
+from tests.release.conftest import MONTH, build_demo_month
 
 
 def manifest(root: Path) -> dict:
@@ -135,9 +135,9 @@ def test_verify_catches_leakage_and_schema_drift(release, tmp_path):
     ]
 
 
-def test_a_second_build_gives_the_same_bytes(demo_cfg, release, tmp_path):
-    mirror = Path(demo_cfg.gdelt.base_url.removeprefix("file://"))  # the same source URLs
-    other = demo_month(tmp_path / "data", mirror)
+def test_a_second_build_gives_the_same_bytes(demo_built, release, tmp_path):
+    # the same source URLs: the mirror the first was built from
+    other = build_demo_month(tmp_path / "data", demo_built / "mirror")
     again = Path(run("release", other, MONTH).path)
     assert again.name == release.name
     first = {i["path"]: i["sha256"] for i in manifest(release)["files"]}

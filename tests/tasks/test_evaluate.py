@@ -18,9 +18,9 @@ from tests.release.conftest import MONTH, REPO, demo_month
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
+def demo(tmp_path_factory, demo_built):
     base = tmp_path_factory.mktemp("evaluate")
-    cfg = demo_month(base / "data", base / "mirror")
+    cfg = demo_month(demo_built, base / "data", base / "mirror")
     run("timelines", cfg, MONTH)
     run("tasks", cfg, MONTH)
     return cfg

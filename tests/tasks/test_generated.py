@@ -77,8 +77,8 @@ def tasks_server():
     server.stop()
 
 
-def test_llm_tasks_on_the_demo_month(tasks_server, tmp_path):
-    cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
+def test_llm_tasks_on_the_demo_month(tasks_server, demo_built, tmp_path):
+    cfg = demo_month(demo_built, tmp_path / "data", tmp_path / "mirror")
     run("timelines", cfg, MONTH)  # extractive timelines; the tasks' parts then by the model
     overrides = [
         f"llm.base_url={tasks_server.url}",

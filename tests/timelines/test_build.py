@@ -12,10 +12,10 @@ from tests.release.conftest import MONTH, demo_month
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
+def demo(tmp_path_factory, demo_built):
     """configs/demo.yaml's month (min_similarity 0: the demo's pages are assigned)."""
     base = tmp_path_factory.mktemp("timelines")
-    return demo_month(base / "data", base / "mirror")
+    return demo_month(demo_built, base / "data", base / "mirror")
 
 
 def test_demo_month_has_stories_of_several_documents_and_dates(demo):

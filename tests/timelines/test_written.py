@@ -102,8 +102,8 @@ def steps():
     server.stop()
 
 
-def test_llm_timelines_on_the_demo_month(steps, tmp_path):
-    cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
+def test_llm_timelines_on_the_demo_month(steps, demo_built, tmp_path):
+    cfg = demo_month(demo_built, tmp_path / "data", tmp_path / "mirror")
     cfg = load_config(
         None,
         [
@@ -171,9 +171,9 @@ class FailingComplements(StepServer):
         return super()._next(body)
 
 
-def test_documents_no_model_event_cites_give_their_extractive_events(tmp_path):
+def test_documents_no_model_event_cites_give_their_extractive_events(demo_built, tmp_path):
     server = FailingComplements()
-    cfg = demo_month(tmp_path / "data", tmp_path / "mirror")
+    cfg = demo_month(demo_built, tmp_path / "data", tmp_path / "mirror")
     settings = [f"llm.base_url={server.url}", f"llm.model={MODEL}", "timelines.method=llm",
                 "timelines.min_similarity=0", "llm.max_retries=0"]  # fmt: skip
     try:

@@ -20,8 +20,8 @@ from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402
 from tests.vllm.test_timelines import answering, counted  # noqa: E402
 
 
-def test_the_llm_baseline_against_vllm(vllm_server, tmp_path):
-    demo = demo_month(tmp_path / "data", tmp_path / "mirror")
+def test_the_llm_baseline_against_vllm(vllm_server, demo_built, tmp_path):
+    demo = demo_month(demo_built, tmp_path / "data", tmp_path / "mirror")
     release = Path(run("release", demo, MONTH).path)
     cfg = load_config(
         REPO / "configs/demo.yaml",

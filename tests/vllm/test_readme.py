@@ -25,8 +25,8 @@ from tests.release.test_readme import blocks, pages  # noqa: E402
 from tests.vllm.test_timelines import answering  # noqa: E402
 
 
-def test_the_readme_blocks_that_need_a_server(vllm_server, tmp_path):
-    demo = demo_month(tmp_path / "data", tmp_path / "mirror")
+def test_the_readme_blocks_that_need_a_server(vllm_server, demo_built, tmp_path):
+    demo = demo_month(demo_built, tmp_path / "data", tmp_path / "mirror")
     release = Path(run("release", demo, MONTH).path)
     assert release.name == "2025.08.0"  # the version the README's blocks name
     config = yaml.safe_load((REPO / "configs/demo.yaml").read_text())

@@ -22,8 +22,8 @@ from tests.vllm.test_timelines import answering, counted  # noqa: E402
 TYPES = cameo_types(tables.relations())
 
 
-def test_the_model_labels_pairs_both_ways(vllm_server, tmp_path):
-    demo = demo_month(tmp_path / "data", tmp_path / "mirror")
+def test_the_model_labels_pairs_both_ways(vllm_server, demo_built, tmp_path):
+    demo = demo_month(demo_built, tmp_path / "data", tmp_path / "mirror")
     cfg = load_config(
         REPO / "configs/demo.yaml",
         [

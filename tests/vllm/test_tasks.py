@@ -19,8 +19,8 @@ from tests.release.conftest import MONTH, REPO, demo_month  # noqa: E402
 from tests.vllm.test_timelines import GENERATION, PROMPT, answering, settled  # noqa: E402
 
 
-def test_llm_tasks_and_lrae_against_vllm(vllm_server, tmp_path):
-    demo = demo_month(tmp_path / "data", tmp_path / "mirror")
+def test_llm_tasks_and_lrae_against_vllm(vllm_server, demo_built, tmp_path):
+    demo = demo_month(demo_built, tmp_path / "data", tmp_path / "mirror")
     run("timelines", demo, MONTH)  # extractive timelines: the model writes the tasks' parts
     cfg = load_config(
         REPO / "configs/demo.yaml",

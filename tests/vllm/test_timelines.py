@@ -53,8 +53,8 @@ def answering(server, max_tokens: int) -> list[str]:
     ]
 
 
-def test_llm_timelines_against_vllm(vllm_server, tmp_path):
-    demo = demo_month(tmp_path / "data", tmp_path / "mirror")
+def test_llm_timelines_against_vllm(vllm_server, demo_built, tmp_path):
+    demo = demo_month(demo_built, tmp_path / "data", tmp_path / "mirror")
     cfg = load_config(
         REPO / "configs/demo.yaml",
         [
