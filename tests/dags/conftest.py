@@ -40,8 +40,9 @@ def airflow_env(tmp_path_factory):
     Variables are encrypted with."""
 
     def init(folder: Path) -> None:
-        (folder / "fernet.key").write_text(Fernet.generate_key().decode())
-        airflow_init(_home(folder, (folder / "fernet.key").read_text()))
+        key = Fernet.generate_key().decode()
+        (folder / "fernet.key").write_text(key)
+        airflow_init(_home(folder, key))
 
     made = made_once(tmp_path_factory, "airflow-init", init)
     home = tmp_path_factory.mktemp("airflow")

@@ -3,6 +3,7 @@ LRAE on the open ones against a scripted judge on 127.0.0.1, with its token acco
 
 import json
 import re
+from datetime import date
 
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -10,9 +11,10 @@ import pytest
 
 from gdelt_forecast.cli import main
 from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.ground.embeddings import embed
 from gdelt_forecast.pipeline.runner import run
 from gdelt_forecast.tasks.evaluate import TaskEvaluateError, evaluate_tasks, parse_choice, render
-from gdelt_forecast.tasks.lrae import atomic
+from gdelt_forecast.tasks.lrae import Evidence, _unit, atomic
 from tests.llm.scripted import MODEL, ScriptedServer, answer
 from tests.release.conftest import MONTH, REPO, demo_month
 
@@ -197,3 +199,22 @@ def test_atomic_predictions():
     assert atomic("STF", "A met B.\nC left.") == ["A met B.", "C left."]
     assert atomic("STF", ["A", " ", "B"]) == ["A", "B"]
     assert atomic("AQA", " China ") == ["China"] and atomic("LTF", None) == []
+
+
+def test_evidence_is_only_news_dated_after_the_cut():
+    """The judge's evidence for a prediction comes from after its record's cut, and nothing
+    from on or before the earliest cut asked about is embedded at all."""
+    cfg = load_config(REPO / "configs/demo.yaml", [], None)
+    line = "China and the United States hold trade talks in Geneva this week, officials say."
+    news = [
+        {"date": date(2025, 8, d), "title": f"Day {d}: {line}", "text": f"{line} (day {d})"}
+        for d in (1, 2, 5, 9)
+    ]
+    evidence = Evidence.of(cfg, news, after=date(2025, 8, 2))
+    dated = dict(zip(evidence.paragraphs, evidence.dates, strict=True))
+    assert sorted(set(dated.values())) == [date(2025, 8, 5), date(2025, 8, 9)]
+    assert evidence.vectors.shape[0] == len(dated) == 4
+    cuts = [date(2025, 8, 2), date(2025, 8, 5), date(2025, 8, 9)]
+    query = _unit(embed(cfg, ["trade talks"])).repeat(len(cuts), 0)
+    found = [sorted({dated[p].day for p in shown}) for shown in evidence.top(query, cuts)]
+    assert found == [[5, 9], [9], []]
