@@ -14,13 +14,9 @@ heavy); ``tests/dags`` keeps them within ``POOLS``.
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 from gdelt_forecast.ground.config import Config
-from gdelt_forecast.ground.errors import StageError
+from gdelt_forecast.orchestration.airflow_cli import airflow
 
 POOLS = {  # name -> description
     "warehouse_writer": "one writer to warehouse.duckdb",
@@ -28,18 +24,6 @@ POOLS = {  # name -> description
     "llm_server": "one month's LLM work at a time",
 }
 MARK = "gdelt_forecast_pools"  # the Variable init leaves: the names of the pools it made
-
-
-def airflow_command() -> str:
-    """The ``airflow`` executable beside this interpreter, else on the PATH."""
-    beside = Path(sys.executable).with_name("airflow")
-    found = str(beside) if beside.exists() else shutil.which("airflow")
-    if found is None:
-        raise StageError(
-            "the airflow command is not installed: `make airflow` (or pip install "
-            "'.[airflow]' -c constraints.txt in a checkout)"
-        )
-    return found
 
 
 def slots(cfg: Config) -> dict[str, int]:
@@ -50,15 +34,11 @@ def slots(cfg: Config) -> dict[str, int]:
 def init(cfg: Config) -> list[str]:
     """Migrate Airflow's database, create (or reset) every pool with ``slots(cfg)`` and leave
     ``MARK``; one line per step."""
-    airflow = airflow_command()
     steps = [["db", "migrate"]]
     steps += [["pools", "set", name, str(n), POOLS[name]] for name, n in slots(cfg).items()]
     steps += [["variables", "set", MARK, json.dumps(sorted(POOLS))]]
     done = []
     for step in steps:
-        run = subprocess.run([airflow, *step], capture_output=True, text=True)
-        if run.returncode != 0:
-            last = (run.stderr.strip().splitlines() or ["no message"])[-1]
-            raise StageError(f"airflow {' '.join(step[:3])} failed: {last}")
+        airflow(*step)
         done.append(f"airflow {' '.join(step[:4])}: done")
     return done

@@ -5,31 +5,25 @@ README's, a cron job's) must know whether it worked.
 
 It asks Airflow's own CLI (``airflow dags list-runs``, ``airflow tasks
 states-for-dag-run``), so it reads the same metadata database as the scheduler, whatever
-that database is.
+that database is; in this process (:mod:`.airflow_cli`), as a process a poll cost 4 s of CPU
+that the run it waits for could use.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 
 from gdelt_forecast.ground.errors import StageError
-from gdelt_forecast.orchestration.pools import airflow_command
+from gdelt_forecast.orchestration.airflow_cli import airflow
 
 FINISHED = ("success", "failed")
 
 
 def _json(*args: str) -> list[dict]:
-    done = subprocess.run(
-        [airflow_command(), *args, "-o", "json"], capture_output=True, text=True, timeout=120
-    )
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        raise StageError(f"airflow {' '.join(args[:2])} failed: {last}")
-    # Airflow prints its warnings on stdout before the JSON.
-    start = done.stdout.find("\n[")
-    text = done.stdout if done.stdout.startswith("[") else done.stdout[start + 1 :]
+    printed = airflow(*args, "-o", "json")
+    # Airflow may print warnings before the JSON.
+    text = printed if printed.startswith("[") else printed[printed.find("\n[") + 1 :]
     return json.loads(text) if text.strip() else []
 
 

@@ -26,7 +26,6 @@ from datetime import date
 import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from gdelt_forecast.ground.config import TimelinesConfig
 
@@ -50,6 +49,10 @@ def group(docs: list[dict], first: date, cfg: TimelinesConfig) -> list[ComplexEv
     if not docs:
         return []
     texts = [f"{d['title'] or ''}\n{d['lead'] or ''}" for d in docs]
+    # Imported here: scikit-learn takes 2 s to load, and the stages that read timelines
+    # import this module for ComplexEvent alone.
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     vectors = TfidfVectorizer(sublinear_tf=True, stop_words="english").fit_transform(texts)
     events = []
     pair_of = [(d["country_a"], d["country_b"]) for d in docs]

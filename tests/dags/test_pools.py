@@ -19,21 +19,33 @@ from tests.dags.conftest import AIRFLOW, REPO, python
 
 
 def test_airflow_init_made_every_pool(airflow_env):
-    listed = subprocess.run(
-        [AIRFLOW, "pools", "list", "-o", "json"],
-        env=airflow_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    """Read back through ``airflow_cli.airflow``, Airflow's CLI in one process, as ``init``
+    and ``airflow wait`` run it: what a command prints comes back without Airflow's log
+    lines, and a command Airflow refuses raises, with Airflow's own words."""
+    result = python(
+        f"""
+        import json
+        from gdelt_forecast.ground.errors import StageError
+        from gdelt_forecast.orchestration.airflow_cli import airflow
+        pools = airflow("pools", "list", "-o", "json")
+        mark = airflow("variables", "get", {MARK!r})
+        try:
+            airflow("dags", "list-runs", "no_such_dag", "-o", "json")
+        except StageError as exc:
+            refused = str(exc)
+        print(json.dumps({{"pools": json.loads(pools), "mark": mark, "refused": refused}}))
+        """,
+        airflow_env,
     )
-    assert listed.returncode == 0, listed.stderr[-3000:]
-    made = {p["pool"]: (int(p["slots"]), p["description"]) for p in json.loads(listed.stdout)}
+    assert result.returncode == 0, result.stderr[-3000:]
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    made = {p["pool"]: (int(p["slots"]), p["description"]) for p in found["pools"]}
     made_here = {name: (n, POOLS[name]) for name, n in slots(Config()).items()}
     assert {name: made.get(name) for name in POOLS} == made_here
-    mark = subprocess.run(
-        [AIRFLOW, "variables", "get", MARK], env=airflow_env, capture_output=True, text=True
+    assert json.loads(found["mark"]) == sorted(POOLS)
+    assert found["refused"] == (
+        "airflow dags list-runs no_such_dag failed: DAG: no_such_dag does not exist in 'dag' table"
     )
-    assert json.loads(mark.stdout.strip().splitlines()[-1]) == sorted(POOLS)
 
 
 def test_every_pool_a_dag_names_is_the_projects(airflow_env):
