@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import logging
 import sys
 from functools import cache
@@ -67,3 +68,11 @@ def airflow(*args: str) -> str:
         last = failure or (err.getvalue().strip().splitlines() or ["no message"])[-1]
         raise StageError(f"airflow {' '.join(args[:3])} failed: {last}")
     return out.getvalue()
+
+
+def airflow_json(*args: str) -> list[dict]:
+    """The rows ``airflow ARGS -o json`` prints."""
+    printed = airflow(*args, "-o", "json")
+    # Airflow may print warnings before the JSON.
+    text = printed if printed.startswith("[") else printed[printed.find("\n[") + 1 :]
+    return json.loads(text) if text.strip() else []

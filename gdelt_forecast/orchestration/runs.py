@@ -11,24 +11,18 @@ that the run it waits for could use.
 
 from __future__ import annotations
 
-import json
 import time
 
 from gdelt_forecast.ground.errors import StageError
-from gdelt_forecast.orchestration.airflow_cli import airflow
+from gdelt_forecast.orchestration.airflow_cli import airflow_json
 
 FINISHED = ("success", "failed")
 
 
-def _json(*args: str) -> list[dict]:
-    printed = airflow(*args, "-o", "json")
-    # Airflow may print warnings before the JSON.
-    text = printed if printed.startswith("[") else printed[printed.find("\n[") + 1 :]
-    return json.loads(text) if text.strip() else []
-
-
 def newest_manual_run(dag_id: str) -> dict | None:
-    runs = [r for r in _json("dags", "list-runs", dag_id) if r["run_id"].startswith("manual__")]
+    runs = [
+        r for r in airflow_json("dags", "list-runs", dag_id) if r["run_id"].startswith("manual__")
+    ]
     return max(runs, key=lambda r: r["run_after"], default=None)
 
 
@@ -51,7 +45,7 @@ def wait(dag_id: str, timeout_s: float, poll_s: float = 3.0) -> tuple[bool, str]
     line = f"{dag_id} {run['run_id']}: {run['state']}"
     if run["state"] == "success":
         return True, line
-    tasks = _json("tasks", "states-for-dag-run", dag_id, run["run_id"])
+    tasks = airflow_json("tasks", "states-for-dag-run", dag_id, run["run_id"])
     failed = sorted(t["task_id"] for t in tasks if t.get("state") not in ("success", "skipped"))
     return False, f"{line} (not successful: {', '.join(failed) or 'no task ran'})"
 

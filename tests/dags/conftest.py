@@ -37,7 +37,7 @@ LIGHT = [
 def airflow_env(tmp_path_factory):
     """Each worker's own home (SQLite takes one writer), from one `airflow init` for the
     whole run (seconds of CPU a worker otherwise): a copy of its database, with the key its
-    Variables are encrypted with."""
+    Variables are encrypted with; and its warm interpreter (:class:`Zygote`)."""
 
     def init(folder: Path) -> None:
         key = Fernet.generate_key().decode()
@@ -47,7 +47,70 @@ def airflow_env(tmp_path_factory):
     made = made_once(tmp_path_factory, "airflow-init", init)
     home = tmp_path_factory.mktemp("airflow")
     shutil.copy2(made / "airflow.db", home / "airflow.db")
-    return _home(home, (made / "fernet.key").read_text())
+    env = _home(home, (made / "fernet.key").read_text())
+    with Zygote(env, home / "zygote") as zygote:
+        _ZYGOTES.append(zygote)
+        yield env
+        _ZYGOTES.remove(zygote)
+
+
+class Zygote:
+    """tests/dags/zygote.py for the environment ``env``: runs a snippet in a child forked
+    from an interpreter that has Airflow imported and its execution API built."""
+
+    def __init__(self, env: dict, folder: Path):
+        folder.mkdir()
+        self.env, self.folder = env, folder
+        self.log = (folder / "zygote.log").open("w")
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("zygote.py"))],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+        )
+        self._line("READY")
+
+    def _line(self, prefix: str) -> str:
+        while line := self.process.stdout.readline():
+            if line.startswith(prefix):
+                return line
+        raise RuntimeError(f"the zygote ended: {(self.folder / 'zygote.log').read_text()[-3000:]}")
+
+    def serves(self, env: dict) -> bool:
+        """Whether a snippet for ``env`` may run here: Airflow read its configuration, and
+        Python its path, before the fork."""
+        return _fixed(env) == _fixed(self.env)
+
+    def run(self, code: str, env: dict, timeout: int) -> subprocess.CompletedProcess:
+        out, err = self.folder / "out", self.folder / "err"
+        job = {"code": code, "env": env, "out": str(out), "err": str(err), "timeout": timeout}
+        self.process.stdin.write(json.dumps(job) + "\n")
+        self.process.stdin.flush()
+        status = int(self._line("EXIT").split()[1])
+        return subprocess.CompletedProcess(
+            ["zygote", code],
+            status,
+            out.read_text(errors="replace"),
+            err.read_text(errors="replace"),
+        )
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+        self.process.stdout.close()
+        self.log.close()
+
+
+def _fixed(env: dict) -> dict:
+    return {k: v for k, v in env.items() if k.startswith("AIRFLOW") or k == "PYTHONPATH"}
+
+
+_ZYGOTES: list[Zygote] = []  # this worker's, while its airflow_env lives
 
 
 def _home(home: Path, fernet_key: str) -> dict:
@@ -76,13 +139,14 @@ def airflow_init(env: dict) -> None:
 
 
 def python(code: str, env: dict, timeout: int = 240) -> subprocess.CompletedProcess:
-    """Run code in a fresh interpreter, as Airflow's DAG processor and dag.test() would."""
+    """Run code as in a fresh interpreter, as Airflow's DAG processor and dag.test() would:
+    forked from the worker's :class:`Zygote` where its environment allows, else in one."""
+    code = textwrap.dedent(code)
+    for zygote in _ZYGOTES:
+        if zygote.serves(env):
+            return zygote.run(code, env, timeout)
     return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=timeout
     )
 
 

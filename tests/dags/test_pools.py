@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -108,11 +107,6 @@ def test_a_run_without_the_pools_fails_at_once_under_a_real_scheduler(tmp_path):
         "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "5",
     }
 
-    def airflow(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [AIRFLOW, *args], env=env, capture_output=True, text=True, timeout=120
-        )
-
     log = (tmp_path / "standalone.log").open("w")
     server = subprocess.Popen(
         [AIRFLOW, "standalone"],
@@ -121,30 +115,45 @@ def test_a_run_without_the_pools_fails_at_once_under_a_real_scheduler(tmp_path):
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+    conf = json.dumps({"data_root": str(tmp_path / "data"), "month": "2025-08"})
+    run_id = "pools-missing"
     try:
-        deadline, paused = time.monotonic() + 240, None
-        while paused is not False:  # the DAG processor has stored it, and it is unpaused
-            assert time.monotonic() < deadline, f"monthly_refresh paused: {paused}"
-            airflow("dags", "unpause", "monthly_refresh")
-            listed = airflow("dags", "list", "-o", "json").stdout.strip().splitlines()
-            dags = json.loads(listed[-1]) if listed else []
-            found = [str(d["is_paused"]) for d in dags if d["dag_id"] == "monthly_refresh"]
-            paused = found[0] != "False" if found else None  # the CLI's JSON has "False"
-            time.sleep(0 if paused is False else 3)
-        conf = json.dumps({"data_root": str(tmp_path / "data"), "month": "2025-08"})
-        run_id = "pools-missing"
-        done = airflow("dags", "trigger", "monthly_refresh", "--run-id", run_id, "--conf", conf)
-        assert done.returncode == 0, done.stderr[-3000:]
-        triggered, state = time.monotonic(), None
-        while state not in ("failed", "success"):
-            assert time.monotonic() - triggered < 120, f"still {state} after 120 s"
-            time.sleep(3)
-            listed = airflow("dags", "list-runs", "monthly_refresh", "-o", "json")
-            runs = json.loads(listed.stdout.strip().splitlines()[-1] or "[]")
-            state = next((r["state"] for r in runs if r["run_id"] == run_id), None)
-        assert state == "failed"
-        tis = airflow("tasks", "states-for-dag-run", "monthly_refresh", run_id, "-o", "json")
-        states = {t["task_id"]: t["state"] for t in json.loads(tis.stdout.strip().splitlines()[-1])}
+        # Airflow's CLI in one process (airflow_cli), not one per poll: 4 s of CPU each.
+        driven = python(
+            f"""
+            import json, time
+            from gdelt_forecast.ground.errors import StageError
+            from gdelt_forecast.orchestration.airflow_cli import airflow, airflow_json
+            deadline = time.monotonic() + 240
+            while True:  # until the DAG processor has stored it, and it is unpaused
+                try:
+                    airflow("dags", "unpause", "monthly_refresh")
+                    dags = airflow_json("dags", "list")
+                except StageError:  # not stored yet
+                    dags = []
+                if any(d["dag_id"] == "monthly_refresh" and str(d["is_paused"]) == "False"
+                       for d in dags):  # the CLI's JSON has "False"
+                    break
+                assert time.monotonic() < deadline, "monthly_refresh never unpaused"
+                time.sleep(2)
+            airflow("dags", "trigger", "monthly_refresh", "--run-id", {run_id!r},
+                    "--conf", {conf!r})
+            triggered, state = time.monotonic(), None
+            while state not in ("failed", "success"):
+                assert time.monotonic() - triggered < 120, f"still {{state}} after 120 s"
+                time.sleep(1)
+                runs = airflow_json("dags", "list-runs", "monthly_refresh")
+                state = next((r["state"] for r in runs if r["run_id"] == {run_id!r}), None)
+            tis = airflow_json("tasks", "states-for-dag-run", "monthly_refresh", {run_id!r})
+            print(json.dumps({{"state": state, "tasks": tis}}))
+            """,
+            env,
+            timeout=420,
+        )
+        assert driven.returncode == 0, (driven.stdout + driven.stderr)[-3000:]
+        found = json.loads(driven.stdout.strip().splitlines()[-1])
+        assert found["state"] == "failed"
+        states = {t["task_id"]: t["state"] for t in found["tasks"]}
         assert states.pop("pools") == "failed"
         assert set(states.values()) == {"upstream_failed"}
         [attempt] = (tmp_path / "airflow/logs").glob(
