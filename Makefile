@@ -140,7 +140,6 @@ airflow: $(VENV)/.airflow
 		'[api_auth]' "jwt_secret = $$($(BIN)/python -c 'import secrets; print(secrets.token_urlsafe(32))')" \
 		> $(AIRFLOW_HOME_DIR)/airflow.cfg
 	$(AIRFLOW_ENV) $(BIN)/gdelt-forecast airflow init
-	$(AIRFLOW_ENV) $(BIN)/airflow dags reserialize > /dev/null
 
 # Each service in a session of its own (its pid is its process group), logged beside its pid.
 airflow-up: airflow
@@ -150,13 +149,21 @@ airflow-up: airflow
 	done
 	$(BIN)/python -m gdelt_forecast.orchestration.runs http://127.0.0.1:$(AIRFLOW_PORT)
 
+# SIGTERM, then SIGKILL what is left after 30 s: a scheduler stopped while it starts its
+# LocalExecutor's workers has been seen to wait for ever.
 airflow-down:
-	for service in $(AIRFLOW_SERVICES); do \
+	pids=; for service in $(AIRFLOW_SERVICES); do \
 		if [ -f $(AIRFLOW_HOME_DIR)/$$service.pid ]; then \
-			kill -- -$$(cat $(AIRFLOW_HOME_DIR)/$$service.pid) 2>/dev/null || true; \
+			pids="$$pids $$(cat $(AIRFLOW_HOME_DIR)/$$service.pid)"; \
 			rm -f $(AIRFLOW_HOME_DIR)/$$service.pid; \
 		fi; \
-	done
+	done; \
+	for pid in $$pids; do kill -TERM -$$pid 2>/dev/null || true; done; \
+	for i in $$(seq 30); do \
+		alive=; for pid in $$pids; do kill -0 -$$pid 2>/dev/null && alive=1; done; \
+		[ -z "$$alive" ] && break; sleep 1; \
+	done; \
+	for pid in $$pids; do kill -KILL -$$pid 2>/dev/null || true; done
 
 clean:
 	rm -rf $(VENV) $(DEMO_ROOT) $(AIRFLOW_HOME_DIR) .pytest_cache .ruff_cache

@@ -104,9 +104,9 @@ class Cluster:
     def start(
         self, dags: tuple[str, ...] = ("monthly_refresh",), init: tuple[str, ...] = ()
     ) -> None:
-        """Migrate the database and make the pools (``gdelt-forecast airflow init`` with the
-        options ``init``: the config that sizes them), start the services and the workers,
-        and unpause ``dags`` once parsed."""
+        """Migrate the database, make the pools and store the DAGs (``gdelt-forecast airflow
+        init`` with the options ``init``: the config that sizes the pools), start the services
+        and the workers, and unpause ``dags``."""
         done = subprocess.run(
             [str(BIN / "gdelt-forecast"), "airflow", "init", *init],
             env=self.env,
@@ -116,7 +116,6 @@ class Cluster:
         )
         if done.returncode != 0:
             raise RuntimeError(f"gdelt-forecast airflow init: {done.stderr[-2000:]}")
-        self.airflow("dags", "reserialize")
         for service in ("api-server", "scheduler", "dag-processor"):
             self._start(service, service)
         for name in self.worker_names:

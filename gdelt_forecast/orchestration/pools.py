@@ -32,11 +32,12 @@ def slots(cfg: Config) -> dict[str, int]:
 
 
 def init(cfg: Config) -> list[str]:
-    """Migrate Airflow's database, create (or reset) every pool with ``slots(cfg)`` and leave
-    ``MARK``; one line per step."""
+    """Migrate Airflow's database, create (or reset) every pool with ``slots(cfg)``, leave
+    ``MARK`` and store the DAGs of Airflow's DAGs folder (so that they can be unpaused and
+    triggered before the DAG processor has parsed them); one line per step."""
     steps = [["db", "migrate"]]
     steps += [["pools", "set", name, str(n), POOLS[name]] for name, n in slots(cfg).items()]
-    steps += [["variables", "set", MARK, json.dumps(sorted(POOLS))]]
+    steps += [["variables", "set", MARK, json.dumps(sorted(POOLS))], ["dags", "reserialize"]]
     done = []
     for step in steps:
         airflow(*step)

@@ -20,7 +20,7 @@ def test_a_slot_of_urls_is_fetched_from_the_simulated_hosts(tmp_path):
     with news_web.NewsWeb(12, seed=3, shares=SHARES) as web:
         made = month_mirror.build(tmp_path / "mirror", date(2025, 8, 1), days=1, per_day=1,
                                   hosts=12, port=web.port, missing=0, corrupt=0)  # fmt: skip
-        urls = sorted(made.urls)[::10][:120]  # spread over the hosts
+        urls = sorted(made.urls)[::20][:60]  # spread over the hosts
         cfg = load_config(None, [*web.fetch_config(), "articles.per_host_delay_s=0",
                                  "articles.backoff_s=0", "articles.retries=2",
                                  "articles.robots=true"], tmp_path / "data")  # fmt: skip
@@ -40,6 +40,6 @@ def test_a_slot_of_urls_is_fetched_from_the_simulated_hosts(tmp_path):
     assert all(ledger[u]["attempts"] >= 2 for u in limited)
     assert {"fetched", "robots", "not_html"} <= set(status.values())
     pages = list(iter_pages(cfg.data_root))
-    assert len(pages) == summary.fetched > 50
+    assert len(pages) == summary.fetched > 25
     assert len({p.body for p in pages}) == len(pages)  # one text per URL
     assert any("/moved/" in p.final_url for p in pages)
