@@ -30,6 +30,7 @@ def _cfg(root: str, machine, ttl: float = 600.0):
 
 def test_a_month_lock_admits_one_machine_at_a_time(bucket_url, tmp_path):
     events: list[str] = []
+    entered = threading.Event()  # b asks only once a holds the lock, however busy the machine
 
     def hold(machine: str, seconds: float) -> None:
         with (
@@ -37,12 +38,13 @@ def test_a_month_lock_admits_one_machine_at_a_time(bucket_url, tmp_path):
             month_lock(local, "testset", "2025-08"),
         ):
             events.append(f"{machine} in")
+            entered.set()
             time.sleep(seconds)
             events.append(f"{machine} out")
 
     first = threading.Thread(target=hold, args=("a", 1.0))
     first.start()
-    time.sleep(0.3)
+    assert entered.wait(60)
     hold("b", 0)
     first.join()
     assert events == ["a in", "a out", "b in", "b out"]
