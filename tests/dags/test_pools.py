@@ -116,14 +116,15 @@ def test_a_run_without_the_pools_fails_at_once_under_a_real_scheduler(tmp_path):
         start_new_session=True,
     )
     conf = json.dumps({"data_root": str(tmp_path / "data"), "month": "2025-08"})
-    run_id = "pools-missing"
     try:
-        # Airflow's CLI in one process (airflow_cli), not one per poll: 4 s of CPU each.
+        # Airflow's CLI in one process (airflow_cli), not one per poll: 4 s of CPU each; the
+        # run waited for as `gdelt-forecast airflow wait` waits.
         driven = python(
             f"""
             import json, time
             from gdelt_forecast.ground.errors import StageError
             from gdelt_forecast.orchestration.airflow_cli import airflow, airflow_json
+            from gdelt_forecast.orchestration.runs import newest_manual_run, wait
             deadline = time.monotonic() + 240
             while True:  # until the DAG processor has stored it, and it is unpaused
                 try:
@@ -136,22 +137,18 @@ def test_a_run_without_the_pools_fails_at_once_under_a_real_scheduler(tmp_path):
                     break
                 assert time.monotonic() < deadline, "monthly_refresh never unpaused"
                 time.sleep(2)
-            airflow("dags", "trigger", "monthly_refresh", "--run-id", {run_id!r},
-                    "--conf", {conf!r})
-            triggered, state = time.monotonic(), None
-            while state not in ("failed", "success"):
-                assert time.monotonic() - triggered < 120, f"still {{state}} after 120 s"
-                time.sleep(1)
-                runs = airflow_json("dags", "list-runs", "monthly_refresh")
-                state = next((r["state"] for r in runs if r["run_id"] == {run_id!r}), None)
-            tis = airflow_json("tasks", "states-for-dag-run", "monthly_refresh", {run_id!r})
-            print(json.dumps({{"state": state, "tasks": tis}}))
+            airflow("dags", "trigger", "monthly_refresh", "--conf", {conf!r}, "-o", "plain")
+            wait("monthly_refresh", 120, poll_s=1)
+            run = newest_manual_run("monthly_refresh")
+            tis = airflow_json("tasks", "states-for-dag-run", "monthly_refresh", run["run_id"])
+            print(json.dumps({{"state": run["state"], "run_id": run["run_id"], "tasks": tis}}))
             """,
             env,
             timeout=420,
         )
         assert driven.returncode == 0, (driven.stdout + driven.stderr)[-3000:]
         found = json.loads(driven.stdout.strip().splitlines()[-1])
+        run_id = found["run_id"]
         assert found["state"] == "failed"
         states = {t["task_id"]: t["state"] for t in found["tasks"]}
         assert states.pop("pools") == "failed"
