@@ -76,12 +76,13 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# On two workers (pytest-xdist), the tests marked long first; then, one at a time, those marked
-# alone, which compare machine-wide state that a test beside them would change. Their run
-# collects only the files that mark any (the whole suite's collection costs it seconds).
+# On two workers (pytest-xdist), file by file, the files of the tests marked long first; then,
+# one at a time, those marked alone, which compare machine-wide state that a test beside them
+# would change. Their run collects only the files that mark any (the whole suite's collection
+# costs it seconds).
 ALONE = $(shell grep -rl --include='test_*.py' 'mark\.alone' tests)
 test: lint compile
-	$(BIN)/pytest -q -n 2 -m "not alone"
+	$(BIN)/pytest -q -n 2 --dist loadscope --no-loadscope-reorder -m "not alone"
 	$(BIN)/pytest -q -m alone $(ALONE)
 
 # docs/configuration.md from the config models and the stage table of docs/architecture.md from

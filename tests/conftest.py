@@ -102,10 +102,18 @@ class _Handler(SimpleHTTPRequestHandler):
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests marked ``long`` (a minute or more, mostly waiting on servers and Airflow) run
-    first: make test's workers take them at once, and the short tests fill in beside them
-    instead of one long test ending the run alone."""
-    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+    """The tests marked ``long(seconds)`` (mostly waiting on servers and Airflow) run first,
+    the longest first, so that the workers start them at once and the short tests fill in
+    beside them instead of one long test ending the run alone. `make test` hands out whole
+    files in this order (``--dist loadscope --no-loadscope-reorder``): a file's fixtures are
+    made once, and each long test goes to the next free worker, where xdist's default sends
+    each worker a block of consecutive tests first, every long test to one worker."""
+
+    def seconds(item: pytest.Item) -> float:
+        long = item.get_closest_marker("long")
+        return long.kwargs["seconds"] if long else 0
+
+    items.sort(key=seconds, reverse=True)
 
 
 def made_once(tmp_path_factory, name: str, make) -> Path:

@@ -11,6 +11,7 @@ package creates.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import glob
 import json
@@ -138,16 +139,20 @@ def _start(command: list[str], log: Path, env: dict | None = None) -> subprocess
                                 start_new_session=True)  # fmt: skip
 
 
-def stop(process: subprocess.Popen, sig: int = signal.SIGTERM, timeout_s: float = 60) -> None:
-    """Send ``sig`` to ``process``'s session, then SIGKILL what is left after ``timeout_s``."""
-    try:
-        os.killpg(process.pid, sig)
-        process.wait(timeout_s)
-    except ProcessLookupError:
-        return
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+def stop(*processes: subprocess.Popen, sig: int = signal.SIGTERM, timeout_s: float = 60) -> None:
+    """Send ``sig`` to each process's session at once (a cluster's services stop side by side,
+    not one after the other), then SIGKILL the sessions still there after ``timeout_s``."""
+    for process in processes:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+    deadline = time.monotonic() + timeout_s
+    for process in processes:
+        try:
+            process.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 @contextmanager

@@ -216,8 +216,8 @@ class Cluster:
         return sorted(tries, key=lambda t: (t["start"] or 0, t["task_id"], t["map_index"]))
 
     def stop(self) -> None:
-        for name in list(self.services):
-            local_servers.stop(self.services.pop(name))
+        services, self.services = self.services, {}
+        local_servers.stop(*services.values())
 
     def __enter__(self) -> Cluster:
         return self

@@ -34,7 +34,7 @@ pytestmark = [
 ]  # fmt: skip
 
 
-@pytest.mark.long
+@pytest.mark.long(seconds=110)
 def test_two_days_on_celery_fetch_side_by_side_and_survive_a_killed_worker(tmp_path):
     report_path = tmp_path / "report.json"
     command = [

@@ -34,20 +34,32 @@ LIGHT = [
 
 
 @pytest.fixture(scope="session")
-def airflow_env(tmp_path_factory):
-    """Each worker's own home (SQLite takes one writer), from one `airflow init` for the
-    whole run (seconds of CPU a worker otherwise): a copy of its database, with the key its
-    Variables are encrypted with; and its warm interpreter (:class:`Zygote`)."""
+def airflow_made(tmp_path_factory) -> Path:
+    """One `airflow init` for the whole run (seconds of CPU a home otherwise): the folder of
+    its database, ``airflow.db``, and of the key its Variables are encrypted with,
+    ``fernet.key``. Tests copy the database (:func:`airflow_home`)."""
 
     def init(folder: Path) -> None:
         key = Fernet.generate_key().decode()
         (folder / "fernet.key").write_text(key)
         airflow_init(_home(folder, key))
 
-    made = made_once(tmp_path_factory, "airflow-init", init)
-    home = tmp_path_factory.mktemp("airflow")
+    return made_once(tmp_path_factory, "airflow-init", init)
+
+
+def airflow_home(made: Path, home: Path) -> dict:
+    """The environment of a new Airflow home ``home`` whose database is a copy of ``made``'s."""
+    home.mkdir(parents=True, exist_ok=True)
     shutil.copy2(made / "airflow.db", home / "airflow.db")
-    env = _home(home, (made / "fernet.key").read_text())
+    return _home(home, (made / "fernet.key").read_text())
+
+
+@pytest.fixture(scope="session")
+def airflow_env(tmp_path_factory, airflow_made):
+    """Each worker's own home (SQLite takes one writer), from :func:`airflow_made`; and its
+    warm interpreter (:class:`Zygote`)."""
+    env = airflow_home(airflow_made, tmp_path_factory.mktemp("airflow"))
+    home = Path(env["AIRFLOW_HOME"])
     with Zygote(env, home / "zygote") as zygote:
         _ZYGOTES.append(zygote)
         yield env

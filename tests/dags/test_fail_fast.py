@@ -3,10 +3,13 @@ root: what a new user meets when the data root is relative or holds nothing yet.
 
 import json
 
+import pytest
+
 from gdelt_forecast.ground.config import CONFIG_ENV, DATA_ROOT_ENV
 from tests.dags.conftest import python
 
 
+@pytest.mark.long(seconds=20)
 def test_unmendable_errors_fail_at_once_without_retry(airflow_env, tmp_path):
     # Without $GDELT_FORECAST_CONFIG and $GDELT_FORECAST_DATA_ROOT, the relative "data" of
     # configs/default.yaml applies, as under a fresh `airflow standalone`.

@@ -109,6 +109,7 @@ def _refresh(conf: dict, airflow_env: dict, tmp_path) -> str:
     return result.stdout.split("STATE success ")[1].split()[0]
 
 
+@pytest.mark.long(seconds=25)
 def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, demo_built, tmp_path):
     from tests.release.conftest import demo_month
 
@@ -150,7 +151,7 @@ def test_a_run_takes_the_demo_month_from_bronze_to_a_release(airflow_env, demo_b
     assert (root / "tasks/2025-08/MCNC/test.parquet").exists()
 
 
-@pytest.mark.long
+@pytest.mark.long(seconds=35)
 def test_a_run_on_a_bucket_data_root_publishes_the_release_there(
     airflow_env, demo_built, s3_endpoint, s3fs_client, tmp_path
 ):

@@ -2,19 +2,17 @@
 shared Airflow home of these tests was made with), every pool a DAG names is one of them,
 and a run whose pools were not made fails at once under a real scheduler."""
 
-import contextlib
 import json
-import os
-import signal
+import secrets
 import subprocess
-from pathlib import Path
 
 import pytest
 
+from bench.harness import servers as local_servers
 from gdelt_forecast.ground.config import Config
 from gdelt_forecast.orchestration.pools import MARK, POOLS, slots
 from tests.conftest import free_port
-from tests.dags.conftest import AIRFLOW, REPO, python
+from tests.dags.conftest import AIRFLOW, airflow_home, python
 
 
 def test_airflow_init_made_every_pool(airflow_env):
@@ -84,59 +82,54 @@ def test_every_pooled_task_waits_for_the_pools_check(airflow_env):
     )
 
 
-@pytest.mark.long
-def test_a_run_without_the_pools_fails_at_once_under_a_real_scheduler(tmp_path):
-    """`airflow standalone` (scheduler, DAG processor, API server, LocalExecutor) on a fresh
-    home where nobody ran `gdelt-forecast airflow init`: a triggered monthly_refresh fails
-    within seconds at its `pools` task, naming the pools, instead of waiting for ever."""
+@pytest.mark.long(seconds=40)
+def test_a_run_without_the_pools_fails_at_once_under_a_real_scheduler(airflow_made, tmp_path):
+    """Airflow's services as `make airflow-up` starts them (API server, scheduler, DAG
+    processor, LocalExecutor) on a home whose pools and their mark were deleted, as where
+    nobody ran `gdelt-forecast airflow init`: a triggered monthly_refresh fails within seconds
+    at its `pools` task, naming the pools, instead of waiting for ever. (The home is a copy of
+    the tests' migrated database, its DAGs stored: no migration to wait for.)"""
     api = free_port()
     env = {
-        **os.environ,
-        "PATH": f"{Path(AIRFLOW).parent}{os.pathsep}{os.environ['PATH']}",  # it runs `airflow`
-        "PYTHONPATH": str(REPO),
-        "AIRFLOW_HOME": str(tmp_path / "airflow"),
-        "AIRFLOW__CORE__DAGS_FOLDER": str(REPO / "dags"),
-        "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
+        **airflow_home(airflow_made, tmp_path / "airflow"),
         "AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION": "True",  # only monthly_refresh runs
+        "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",
         "AIRFLOW__CORE__PARALLELISM": "4",
         "AIRFLOW__API__HOST": "127.0.0.1",
         "AIRFLOW__API__PORT": str(api),
+        # one secret for the tasks' tokens, which the scheduler signs and the API server checks
+        "AIRFLOW__API_AUTH__JWT_SECRET": secrets.token_urlsafe(32),
         "AIRFLOW__CORE__EXECUTION_API_SERVER_URL": f"http://127.0.0.1:{api}/execution/",
         "AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT": str(free_port()),
-        "AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT": str(free_port()),
         "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "5",
     }
-
-    log = (tmp_path / "standalone.log").open("w")
-    server = subprocess.Popen(
-        [AIRFLOW, "standalone"],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
     conf = json.dumps({"data_root": str(tmp_path / "data"), "month": "2025-08"})
+    services = []
+    for service in ("api-server", "scheduler", "dag-processor"):
+        with (tmp_path / f"{service}.log").open("w") as log:
+            services.append(
+                subprocess.Popen(
+                    [AIRFLOW, service],
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            )
     try:
-        # Airflow's CLI in one process (airflow_cli), not one per poll: 4 s of CPU each; the
-        # run waited for as `gdelt-forecast airflow wait` waits.
+        # Airflow's CLI in one process (airflow_cli), not one per command: 4 s of CPU each;
+        # the pools made by init deleted first, and the run waited for as `gdelt-forecast
+        # airflow wait` waits.
         driven = python(
             f"""
-            import json, time
-            from gdelt_forecast.ground.errors import StageError
+            import json
             from gdelt_forecast.orchestration.airflow_cli import airflow, airflow_json
-            from gdelt_forecast.orchestration.runs import newest_manual_run, wait
-            deadline = time.monotonic() + 240
-            while True:  # until the DAG processor has stored it, and it is unpaused
-                try:
-                    airflow("dags", "unpause", "monthly_refresh")
-                    dags = airflow_json("dags", "list")
-                except StageError:  # not stored yet
-                    dags = []
-                if any(d["dag_id"] == "monthly_refresh" and str(d["is_paused"]) == "False"
-                       for d in dags):  # the CLI's JSON has "False"
-                    break
-                assert time.monotonic() < deadline, "monthly_refresh never unpaused"
-                time.sleep(2)
+            from gdelt_forecast.orchestration.runs import newest_manual_run, wait, wait_healthy
+            for pool in {sorted(POOLS)!r}:
+                airflow("pools", "delete", pool)
+            airflow("variables", "delete", {MARK!r})
+            wait_healthy("http://127.0.0.1:{api}")
+            airflow("dags", "unpause", "monthly_refresh")
             airflow("dags", "trigger", "monthly_refresh", "--conf", {conf!r}, "-o", "plain")
             wait("monthly_refresh", 120, poll_s=1)
             run = newest_manual_run("monthly_refresh")
@@ -146,25 +139,19 @@ def test_a_run_without_the_pools_fails_at_once_under_a_real_scheduler(tmp_path):
             env,
             timeout=420,
         )
-        assert driven.returncode == 0, (driven.stdout + driven.stderr)[-3000:]
-        found = json.loads(driven.stdout.strip().splitlines()[-1])
-        run_id = found["run_id"]
-        assert found["state"] == "failed"
-        states = {t["task_id"]: t["state"] for t in found["tasks"]}
-        assert states.pop("pools") == "failed"
-        assert set(states.values()) == {"upstream_failed"}
-        [attempt] = (tmp_path / "airflow/logs").glob(
-            f"dag_id=monthly_refresh/run_id={run_id}/task_id=pools/attempt=*.log"
-        )
-        assert (
-            "the Airflow pool(s) article_fetch, llm_server, warehouse_writer were not made: run "
-            "`gdelt-forecast airflow init`"
-        ) in attempt.read_text()
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            server.wait(timeout=60)
-        with contextlib.suppress(ProcessLookupError):  # any component that outlived it
-            os.killpg(server.pid, signal.SIGKILL)
-        server.wait()
-        log.close()
+        local_servers.stop(*services)
+    assert driven.returncode == 0, (driven.stdout + driven.stderr)[-3000:]
+    found = json.loads(driven.stdout.strip().splitlines()[-1])
+    run_id = found["run_id"]
+    assert found["state"] == "failed"
+    states = {t["task_id"]: t["state"] for t in found["tasks"]}
+    assert states.pop("pools") == "failed"
+    assert set(states.values()) == {"upstream_failed"}
+    [attempt] = (tmp_path / "airflow/logs").glob(
+        f"dag_id=monthly_refresh/run_id={run_id}/task_id=pools/attempt=*.log"
+    )
+    assert (
+        "the Airflow pool(s) article_fetch, llm_server, warehouse_writer were not made: run "
+        "`gdelt-forecast airflow init`"
+    ) in attempt.read_text()

@@ -28,7 +28,7 @@ def postgres():
         yield url
 
 
-@pytest.mark.long
+@pytest.mark.long(seconds=25)
 def test_dags_run_on_a_postgres_metadata_database(postgres, demo_built, tmp_path):
     env = {
         **os.environ,

@@ -75,6 +75,7 @@ def in_bucket(local_release, s3_endpoint, tmp_path_factory):
     return root, machine, json.loads(out.getvalue())["path"]
 
 
+@pytest.mark.long(seconds=35)  # with its fixtures' build of the month
 def test_the_demo_month_is_released_into_the_bucket_and_verifies(
     in_bucket, local_release, s3fs_client, capsys
 ):

@@ -133,7 +133,7 @@ def test_every_block_is_run_or_says_where_it_runs():
     assert len(fences) == len(found)
 
 
-@pytest.mark.long
+@pytest.mark.long(seconds=140)
 def test_the_readme_runs_as_written(demo_cfg, release, tmp_path):
     work = tmp_path / "gdelt-forecast"
     checkout(work)
