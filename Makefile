@@ -79,11 +79,13 @@ lint: $(VENV)/.dev
 # On two workers (pytest-xdist), file by file, the files of the tests marked long first; then,
 # one at a time, those marked alone, which compare machine-wide state that a test beside them
 # would change. Their run collects only the files that mark any (the whole suite's collection
-# costs it seconds).
+# costs it seconds), and reads the demo month the first run made (tests/conftest.py, made_once).
 ALONE = $(shell grep -rl --include='test_*.py' 'mark\.alone' tests)
 test: lint compile
-	$(BIN)/pytest -q -n 2 --dist loadscope --no-loadscope-reorder -m "not alone"
-	$(BIN)/pytest -q -m alone $(ALONE)
+	made=$$(mktemp -d) && trap 'rm -rf "$$made"' EXIT && \
+	TESTS_MADE_ONCE=$$made $(BIN)/pytest -q -n 2 --dist loadscope --no-loadscope-reorder \
+		-m "not alone" && \
+	TESTS_MADE_ONCE=$$made $(BIN)/pytest -q -m alone $(ALONE)
 
 # docs/configuration.md from the config models and the stage table of docs/architecture.md from
 # the stages' declarations (tests/test_docs_pages.py fails when either is stale).

@@ -119,10 +119,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def made_once(tmp_path_factory, name: str, make) -> Path:
     """The folder ``name``, made by ``make(folder)`` once for the whole test run: by the
     first xdist worker to ask, under a lock, the others waiting and then reading it. Its
-    users must not change it."""
+    users must not change it. Where ``$TESTS_MADE_ONCE`` names a folder, it is made there,
+    once for several runs: `make test`'s two (the `alone` tests' run reads the demo month the
+    first one made)."""
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent  # the run's folder, above the worker's own (popen-gwN)
+    base = Path(os.environ.get("TESTS_MADE_ONCE") or base)
     folder = base / name
     with FileLock(f"{folder}.lock"):
         if not (folder / ".made").exists():
