@@ -105,13 +105,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The tests marked ``long(seconds)`` (mostly waiting on servers and Airflow) run first,
     the longest first, so that the workers start them at once and the short tests fill in
     beside them instead of one long test ending the run alone. `make test` hands out whole
-    files in this order (``--dist loadscope --no-loadscope-reorder``): a file's fixtures are
-    made once, and each long test goes to the next free worker, where xdist's default sends
-    each worker a block of consecutive tests first, every long test to one worker."""
+    files in this order, each to the next free worker (``--dist loadscope
+    --no-loadscope-reorder``), so a file's fixtures are made once (xdist's default, ``load``,
+    sends each worker a block of consecutive tests first: every long test went to one)."""
 
     def seconds(item: pytest.Item) -> float:
         long = item.get_closest_marker("long")
-        return long.kwargs["seconds"] if long else 0
+        return long.kwargs.get("seconds", 60) if long else 0
 
     items.sort(key=seconds, reverse=True)
 
