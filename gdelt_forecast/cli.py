@@ -56,7 +56,7 @@ class Command:
 # Groups of subcommands, and the help of each.
 GROUPS = {
     "articles": "news articles: fetch, process, explain",
-    "airflow": "Airflow: `airflow init`, `airflow wait DAG`",
+    "airflow": "Airflow: `airflow init`, `airflow run DAG`, `airflow wait DAG`",
 }
 
 
@@ -218,6 +218,20 @@ def _airflow_wait(args: argparse.Namespace, cfg: Config) -> int:
     return 0 if succeeded else 1
 
 
+def _airflow_run(args: argparse.Namespace, cfg: Config) -> int:
+    from gdelt_forecast.orchestration.runs import trigger_and_wait
+
+    try:
+        conf = json.loads(args.conf)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--conf is not JSON: {exc}") from None
+    if not isinstance(conf, dict):
+        raise UsageError("--conf must be a JSON object, the run's params")
+    succeeded, line = trigger_and_wait(args.dag_id, conf, args.timeout)
+    print(line)
+    return 0 if succeeded else 1
+
+
 def _airflow_init(args: argparse.Namespace, cfg: Config) -> int:
     from gdelt_forecast.orchestration.pools import init
 
@@ -337,6 +351,12 @@ RELEASE_DIR = Parameter(
     metavar="DIR",
 )  # fmt: skip
 
+# What `airflow run` and `airflow wait` both take.
+DAG_ID = Parameter("dag_id", "the DAG", FILE, required=True, positional=True, metavar="DAG")
+TIMEOUT = Parameter(
+    "timeout", "seconds to wait at most", {"type": "number", "exclusiveMinimum": 0}, default=1800
+)
+
 # The commands that are not stages: they read a release or score a file, and write nothing
 # a stage reads.
 TOOLS = {
@@ -423,20 +443,25 @@ TOOLS = {
         "articles.fetch_days. Safe to run again.",
         output=False,
     ),
+    "airflow run": Command(
+        _airflow_run,
+        "unpause a DAG, trigger a run and wait for it; exit 0 when it succeeded",
+        "`airflow dags unpause DAG`, `airflow dags trigger DAG --conf CONF` and `airflow wait` "
+        "for that run, in one process (each `airflow` command is seconds of CPU importing "
+        "Airflow): exit 0 when it succeeded, 1 naming the tasks that did not.",
+        (
+            DAG_ID,
+            Parameter("conf", "the run's params, a JSON object", FILE, default="{}"),
+            TIMEOUT,
+        ),
+        output=False,
+    ),
     "airflow wait": Command(
         _airflow_wait,
         "wait for a DAG's newest manual run; exit 0 when it succeeded",
         "Wait for the newest manual run of DAG (the one `airflow dags trigger` queued) to "
         "finish: exit 0 when it succeeded, 1 naming the tasks that did not.",
-        (
-            Parameter("dag_id", "the DAG", FILE, required=True, positional=True, metavar="DAG"),
-            Parameter(
-                "timeout",
-                "seconds to wait at most",
-                {"type": "number", "exclusiveMinimum": 0},
-                default=1800,
-            ),
-        ),  # fmt: skip
+        (DAG_ID, TIMEOUT),
         output=False,
     ),
 }

@@ -75,6 +75,9 @@ def test_failed_download_exits_1(http_mirror, tmp_path, capsys):
         ),
         (["ingest", "--start", "2025-08-08", "--end", "2025-08-07"], "in the wrong order"),
         (["ingest", *RANGE, "--config", "/nonexistent.yaml"], "cannot read /nonexistent.yaml"),
+        # refused before Airflow is asked anything
+        (["airflow", "run", "monthly_refresh", "--conf", "{month: 1}"], "--conf is not JSON"),
+        (["airflow", "run", "monthly_refresh", "--conf", "[1]"], "--conf must be a JSON object"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, message):
