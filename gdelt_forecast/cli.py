@@ -218,16 +218,22 @@ def _airflow_wait(args: argparse.Namespace, cfg: Config) -> int:
     return 0 if succeeded else 1
 
 
-def _airflow_run(args: argparse.Namespace, cfg: Config) -> int:
-    from gdelt_forecast.orchestration.runs import trigger_and_wait
-
+def conf_of(text: str) -> dict:
+    """A DAG run's params, as `airflow run --conf` gives them: a JSON object, else
+    UsageError."""
     try:
-        conf = json.loads(args.conf)
-    except json.JSONDecodeError as exc:
+        conf = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise UsageError(f"--conf is not JSON: {exc}") from None
     if not isinstance(conf, dict):
         raise UsageError("--conf must be a JSON object, the run's params")
-    succeeded, line = trigger_and_wait(args.dag_id, conf, args.timeout)
+    return conf
+
+
+def _airflow_run(args: argparse.Namespace, cfg: Config) -> int:
+    from gdelt_forecast.orchestration.runs import trigger_and_wait
+
+    succeeded, line = trigger_and_wait(args.dag_id, conf_of(args.conf), args.timeout)
     print(line)
     return 0 if succeeded else 1
 
