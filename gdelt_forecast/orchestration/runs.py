@@ -22,11 +22,13 @@ from gdelt_forecast.orchestration.airflow_cli import airflow, airflow_json
 FINISHED = ("success", "failed")
 
 
-def newest_manual_run(dag_id: str) -> dict | None:
-    runs = [
-        r for r in airflow_json("dags", "list-runs", dag_id) if r["run_id"].startswith("manual__")
-    ]
-    return max(runs, key=lambda r: r["run_after"], default=None)
+def find_run(dag_id: str, run_id: str | None = None) -> dict | None:
+    """The run ``run_id`` of ``dag_id`` (by default its newest manual run), or None."""
+    runs = airflow_json("dags", "list-runs", dag_id)
+    if run_id is not None:
+        return next((r for r in runs if r["run_id"] == run_id), None)
+    manual = [r for r in runs if r["run_id"].startswith("manual__")]
+    return max(manual, key=lambda r: r["run_after"], default=None)
 
 
 def wait(
@@ -37,11 +39,7 @@ def wait(
     done in ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
     while True:
-        if run_id is None:
-            run = newest_manual_run(dag_id)
-        else:
-            runs = airflow_json("dags", "list-runs", dag_id)
-            run = next((r for r in runs if r["run_id"] == run_id), None)
+        run = find_run(dag_id, run_id)
         if run is None:
             raise StageError(f"{dag_id} has no manual run: airflow dags trigger {dag_id} first")
         if run["state"] in FINISHED:

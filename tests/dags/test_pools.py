@@ -103,7 +103,7 @@ def test_a_run_without_the_pools_fails_at_once_under_a_real_scheduler(airflow_ma
         "AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT": str(free_port()),
         "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "5",
     }
-    conf = json.dumps({"data_root": str(tmp_path / "data"), "month": "2025-08"})
+    conf = {"data_root": str(tmp_path / "data"), "month": "2025-08"}
     services = []
     for service in ("api-server", "scheduler", "dag-processor"):
         with (tmp_path / f"{service}.log").open("w") as log:
@@ -118,21 +118,19 @@ def test_a_run_without_the_pools_fails_at_once_under_a_real_scheduler(airflow_ma
             )
     try:
         # Airflow's CLI in one process (airflow_cli), not one per command: 4 s of CPU each;
-        # the pools made by init deleted first, and the run waited for as `gdelt-forecast
-        # airflow wait` waits.
+        # the pools made by init deleted first, and the run triggered and waited for as
+        # `gdelt-forecast airflow run` does.
         driven = python(
             f"""
             import json
             from gdelt_forecast.orchestration.airflow_cli import airflow, airflow_json
-            from gdelt_forecast.orchestration.runs import newest_manual_run, wait, wait_healthy
+            from gdelt_forecast.orchestration.runs import find_run, trigger_and_wait, wait_healthy
             for pool in {sorted(POOLS)!r}:
                 airflow("pools", "delete", pool)
             airflow("variables", "delete", {MARK!r})
             wait_healthy("http://127.0.0.1:{api}")
-            airflow("dags", "unpause", "monthly_refresh")
-            airflow("dags", "trigger", "monthly_refresh", "--conf", {conf!r}, "-o", "plain")
-            wait("monthly_refresh", 120, poll_s=1)
-            run = newest_manual_run("monthly_refresh")
+            trigger_and_wait("monthly_refresh", {conf!r}, 120)
+            run = find_run("monthly_refresh")
             tis = airflow_json("tasks", "states-for-dag-run", "monthly_refresh", run["run_id"])
             print(json.dumps({{"state": run["state"], "run_id": run["run_id"], "tasks": tis}}))
             """,
