@@ -44,6 +44,10 @@ SERVER_ARGS = (
     smollm2.TOOL_PARSER,
     *smollm2.STRUCTURED_OUTPUTS,
 )
+# The evaluations send some 60 requests at once, the agents' each up to 7,000 tokens of context
+# that the next step sends again: in 1 GiB (23,296 tokens of SmolLM2's) the cache was full, new
+# requests waited, and the prefixes of the agents' contexts were evicted and computed again.
+KV_CACHE_GIB = 4
 # What the model is asked with. 512 tokens hold the demo's answers but a few (the timelines'
 # answer model allows about 900: docs/benchmarks.md), which are counted as cut at max_tokens;
 # an agent's context stays within what the model holds. Decoding is greedy, so asking again
@@ -85,7 +89,7 @@ def run(model: Path, config: str, data_root: Path) -> dict[str, float]:
     print(f"model: {built['name']} ({built['license']}), {built['source']}", flush=True)
     data_root.mkdir(parents=True, exist_ok=True)
     log = data_root / "vllm-server.log"
-    with serving(model, log, smollm2.NAME, MAX_MODEL_LEN, SERVER_ARGS) as server:
+    with serving(model, log, smollm2.NAME, MAX_MODEL_LEN, SERVER_ARGS, KV_CACHE_GIB) as server:
         timings["server start"] = round(server.start_s, 1)
         print(f"vLLM serving {server.model} at {server.base_url} (log: {log})", flush=True)
         common = ["--config", config, "--data-root", str(data_root)]

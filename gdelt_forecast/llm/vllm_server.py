@@ -100,16 +100,17 @@ def serving(
     name: str,
     max_model_len: int,
     extra_args: Sequence[str] = (),
+    kv_cache_gib: int = 1,
 ) -> Iterator[VllmServer]:
     """The server of ``model_dir`` as ``name`` on a free port of 127.0.0.1, healthy, until
-    the block ends (then stopped, also on an error). Raises ServerError (with the log's
-    tail) when it does not start."""
+    the block ends (then stopped, also on an error), its KV cache ``kv_cache_gib`` GiB of
+    memory (vLLM's CPU default is far more than the tests need). Raises ServerError (with
+    the log's tail) when it does not start."""
     port = free_port()
     root_url = f"http://127.0.0.1:{port}"
     env = {
         **os.environ,
-        # The KV cache's size in GiB; vLLM's CPU default is far more than the tests need.
-        "VLLM_CPU_KVCACHE_SPACE": "1",
+        "VLLM_CPU_KVCACHE_SPACE": str(kv_cache_gib),
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
         # Else vLLM finds the address its engine and worker talk on by routing towards a public
