@@ -2,16 +2,16 @@
 
 After ``make demo`` has built the data root (the stages without a model), this starts
 vLLM's CPU build serving SmolLM2-135M-Instruct (``gdelt_forecast.llm.smollm2``) on a free
-port of 127.0.0.1 and, against it: the timelines (``--method llm``), then side by side the
-tasks (their generated parts) and EV2's reasoning (``reasoning.method=llm``), the release
-(replacing the demo's extractive one) and ``release verify``; then the model's rows on the
-release's leaderboard: MIRAI's Direct IO baseline and both agents (a bounded number of
-steps), OpenForecast's tasks answered with the paper's prompts (every task with test
-records; ``gdelt_forecast.tasks.baseline``) and EV2's llm baseline on every task with
-records. These evaluations run side by side too. What runs side by side is a process of
-its own each, its output in ``demo-llm-logs/`` of the data root. The server is stopped
-afterwards, also on a failure or a SIGTERM. The leaderboard and the release card's
-"Model-built parts" are printed at the end. Each step's wall time is printed, and the total.
+port of 127.0.0.1 and, against it: the timelines (``--method llm``), the tasks (their
+generated parts), EV2's reasoning (``reasoning.method=llm``), the release (replacing the
+demo's extractive one) and ``release verify``; then the model's rows on the release's
+leaderboard: MIRAI's Direct IO baseline and both agents (a bounded number of steps),
+OpenForecast's tasks answered with the paper's prompts (every task with test records;
+``gdelt_forecast.tasks.baseline``) and EV2's llm baseline on every task with records. These
+evaluations run side by side, each a process of its own (its output in ``demo-llm-logs/``
+of the data root). The server is stopped afterwards, also on a failure or a SIGTERM. The
+leaderboard and the release card's "Model-built parts" are printed at the end. Each step's
+wall time is printed, and the total.
 
 The model is tiny: its scores are near chance. The point is that every number is real.
 """
@@ -108,13 +108,8 @@ def run(model: Path, config: str, data_root: Path) -> dict[str, float]:
         (data_root / "releases" / "LATEST").unlink(missing_ok=True)
         _step("timelines", ["timelines", "--month", MONTH, "--method", "llm", *common], timings)
         llm_common = [*common, "--set", "timelines.method=llm", "--set", "reasoning.method=llm"]
-        # Both read the timelines only, and the answer cache is a file per request: they run
-        # at once, so that the server batches the one's requests with the other's.
-        _side_by_side(
-            {stage: [stage, "--month", MONTH, *llm_common] for stage in ("tasks", "reasoning")},
-            data_root / "demo-llm-logs",
-            timings,
-        )
+        _step("tasks", ["tasks", "--month", MONTH, *llm_common], timings)
+        _step("reasoning", ["reasoning", "--month", MONTH, *llm_common], timings)
         _step("release", ["release", "--month", MONTH, *llm_common], timings)
         version = (data_root / "releases" / "LATEST").read_text().strip()
         release = data_root / "releases" / version
