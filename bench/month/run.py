@@ -34,9 +34,10 @@ start to its last task's end, ``task_s``, ``cpu_s``, ``peak_rss_mb`` and per wor
 bucket objects and bytes), ``workers`` (the Celery workers that ran tasks), ``tasks`` (every
 try: ``{task, day, map_index, try, state, worker, start_s, end_s}``), ``overlap`` (the most
 ``fetch_day``s at once; whether a ``process_day`` started before the last ``fetch_day``
-ended), ``faults``, ``release``, ``release_bytes`` (in all and per part), ``politeness``
-(from the ledger: the floor, the busiest host's requests times the delay plus its waits, and
-the fetch's wall time over it; hosts cut short; ``min_host_interval_s``, the shortest
+ended; per day, the seconds from its fetch's end to its ``process_day``'s start), ``faults``,
+``release``, ``release_bytes`` (in all and per part), ``politeness`` (from the ledger: the
+floor, the busiest host's requests times the delay plus its waits, and the fetch's wall time
+over it; hosts cut short; ``min_host_interval_s``, the shortest
 interval between two requests to one host that the news web saw), ``critical_path`` and
 ``audit`` (``ok`` and one entry per check, ``politeness`` among them: that interval not
 below the delay); per stage also its ``throughput`` per second of its tasks' run time (rows,
@@ -363,8 +364,9 @@ def task_timeline(tasks: list[dict]) -> dict:
     """Every try of every task as ``{task, day, map_index, try, state, worker, start_s,
     end_s}`` (seconds from the run's first start; a mapped day task's day is the month's
     ``map_index``-th, as ``days`` lists every day of the bench's mirror), and what ran side by
-    side: the most ``fetch_day``s at once, and whether a ``process_day`` started before the
-    last ``fetch_day`` ended."""
+    side: the most ``fetch_day``s at once, whether a ``process_day`` started before the
+    last ``fetch_day`` ended, and per day the seconds from its fetch's end to its first
+    ``process_day``'s start."""
     t0 = min((t["start"] for t in tasks if t["start"]), default=0.0)
     timeline = [
         {
@@ -385,9 +387,12 @@ def task_timeline(tasks: list[dict]) -> dict:
     edges = sorted([(t["start_s"], 1) for t in fetches] + [(t["end_s"], -1) for t in fetches])
     at_once = max(itertools.accumulate(step for _, step in edges), default=0)
     last_fetch_end = max((t["end_s"] for t in fetches), default=None)
-    first_process = min((t["start_s"] for t in timeline
-                         if t["task"] == "process_day" and t["start_s"] is not None),
-                        default=None)  # fmt: skip
+    processed: dict[str, float] = {}  # each day's first process_day start
+    for t in timeline:
+        if t["task"] == "process_day" and t["start_s"] is not None:
+            processed[t["day"]] = min(processed.get(t["day"], t["start_s"]), t["start_s"])
+    first_process = min(processed.values(), default=None)
+    fetched = {t["day"]: t["end_s"] for t in fetches if t["state"] == "success"}
     return {
         "tasks": timeline,
         "overlap": {
@@ -397,6 +402,10 @@ def task_timeline(tasks: list[dict]) -> dict:
             "process_before_last_fetch_ends": first_process is not None
             and last_fetch_end is not None
             and first_process < last_fetch_end,
+            "process_after_own_fetch_s": {
+                day: round(processed[day] - end, 1) if day in processed else None
+                for day, end in sorted(fetched.items())
+            },
         },
     }
 
