@@ -173,11 +173,14 @@ def score_query(answer: Mapping, prediction: Mapping) -> dict:
 
 
 def aggregate(scores: Sequence[dict]) -> dict:
-    """Macro average of per-query scores: ``n`` and a block per level (zeros when n = 0)."""
+    """Macro average of per-query scores: ``n`` and a block per level (zeros when n = 0). A
+    metric of None (the KL of a live round's empty answer, :mod:`.rounds`) is left out of its
+    mean."""
     block: dict[str, Any] = {"n": len(scores)}
     for level in LEVELS:
         metrics = ("precision", "recall", "f1") + (("kl",) if level in ("binary", "quad") else ())
-        block[level] = {
-            m: (sum(s[level][m] for s in scores) / len(scores) if scores else 0.0) for m in metrics
-        }
+        block[level] = {}
+        for m in metrics:
+            values = [s[level][m] for s in scores if s[level][m] is not None]
+            block[level][m] = sum(values) / len(values) if values else 0.0
     return block
