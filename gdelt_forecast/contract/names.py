@@ -15,6 +15,9 @@ REASONING = ("I-CEC", "I-CRR", "S-CEC", "S-CRR")  # EV2's
 QUERIES = {"test": "testset/queries.parquet", "subset": "testset/subset.parquet"}
 LEVELS = ("first_level", "second_level", "binary", "quad")
 BASELINES = ("history", "frequency")
+# A live round's two kinds of question: MIRAI's relation query, answered with its answer
+# dict, and a yes-or-no question, answered with a probability.
+RELATION, BINARY = "relation", "binary"
 # How a timeline's atomic events or a task record were made (each row's ``method``): found in
 # the documents' text, or written by a model (the rows the grounding rules re-check).
 EXTRACTIVE, LLM = "extractive", "llm"

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from gdelt_forecast.ground.wellformed import wellformed, wellformed_value
@@ -40,35 +42,19 @@ def load_predictions(path: Path, key: str = "query_id") -> tuple[dict[str, objec
     """
     predictions: dict[str, object] = {}
     counts = LineCounts()
-    with open(path, "rb") as f:
-        for number, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                counts.add_bad(f"line {number} is not UTF-8 ({exc.reason} at byte {exc.start})")
-                continue
-            if number == 1:
-                line = line.removeprefix("\ufeff")  # a BOM some editors write first
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                record = _NOT_JSON
-            except RecursionError:
-                record = _TOO_DEEP
-            if not isinstance(record, dict) or record.get(key) is None:
-                # no id to blame: that record counts as missing
-                counts.add_bad(f"line {number} is {describe(record, key)}")
-                continue
-            try:
-                record_id = wellformed(str(record[key]), "predictions")
-                prediction = wellformed_value(record.get("prediction"), "predictions")
-            except RecursionError:  # parsed, but too deep to walk (or print) once more
-                counts.add_bad(f"line {number} is {describe(_TOO_DEEP, key)}")
-                continue
-            counts["duplicate_ids"] += record_id in predictions
-            predictions[record_id] = prediction
+    for number, record in json_lines(path):
+        if not isinstance(record, dict) or record.get(key) is None:
+            # no id to blame: that record counts as missing
+            counts.add_bad(f"line {number} is {describe(record, key)}")
+            continue
+        try:
+            record_id = wellformed(str(record[key]), "predictions")
+            prediction = wellformed_value(record.get("prediction"), "predictions")
+        except RecursionError:  # parsed, but too deep to walk (or print) once more
+            counts.add_bad(f"line {number} is {describe(TOO_DEEP, key)}")
+            continue
+        counts["duplicate_ids"] += record_id in predictions
+        predictions[record_id] = prediction
     if counts.bad and not predictions:
         raise ValueError(
             f"{path}: no line is a JSON object with a {key} ({counts.bad[0]}): predictions are "
@@ -111,18 +97,46 @@ def coverage(ids: set[str], predictions: dict, counts: LineCounts) -> dict:
     }
 
 
-_NOT_JSON = object()
-_TOO_DEEP = object()
+@dataclass(frozen=True)
+class BadLine:
+    """A line with no JSON value, and why, in words that never quote it (it may be hostile)."""
+
+    why: str
+
+
+NOT_JSON = BadLine("not JSON")
+TOO_DEEP = BadLine("JSON nested too deeply")
 _JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, object]]:
+    """Each line of the file at ``path`` that is not blank, numbered from 1: its JSON value,
+    or a :class:`BadLine` where it is not UTF-8, not JSON, or nested past the JSON parser's
+    limit. A byte-order mark some editors write first is skipped."""
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield number, BadLine(f"not UTF-8 ({exc.reason} at byte {exc.start})")
+                continue
+            if number == 1:
+                line = line.removeprefix("\ufeff")
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except ValueError:
+                yield number, NOT_JSON
+            except RecursionError:
+                yield number, TOO_DEEP
 
 
 def describe(record: object, key: str) -> str:
     """What a line's `record` is, when it is no JSON object with a `key`, for the message that
     names the line (never its content, which may be hostile)."""
-    if record is _NOT_JSON:
-        return "not JSON"
-    if record is _TOO_DEEP:
-        return "JSON nested too deeply"
+    if isinstance(record, BadLine):
+        return record.why
     if isinstance(record, dict):
         return f"an object without a {key}"
     return f"a JSON {_JSON_TYPES.get(type(record), 'null')}"

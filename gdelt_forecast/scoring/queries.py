@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +12,7 @@ import pyarrow.parquet as pq
 
 from gdelt_forecast.ground.wellformed import wellformed
 from gdelt_forecast.scoring.answers import load_dict
-from gdelt_forecast.scoring.predictions import describe
+from gdelt_forecast.scoring.predictions import BadLine, describe, json_lines
 
 QUERY_COLUMNS = ("query_id", "answer", "answer_list", "horizon")
 
@@ -66,13 +65,8 @@ def _codes(value: object) -> bool:
     return isinstance(value, list | tuple) and all(isinstance(code, str) for code in value)
 
 
-def _jsonl(path: Path) -> Iterator[dict]:
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if line.strip():
-                try:
-                    yield json.loads(line)
-                except ValueError as e:
-                    raise ValueError(f"{path}:{number}: not JSON: {e}") from None
-                except RecursionError:  # arrays or objects nested past the parser's limit
-                    raise ValueError(f"{path}:{number}: not JSON: nested too deeply") from None
+def _jsonl(path: Path) -> Iterator[object]:
+    for number, record in json_lines(path):
+        if isinstance(record, BadLine):
+            raise ValueError(f"{path}:{number}: {record.why}")
+        yield record
