@@ -48,25 +48,24 @@ def check_submission(path: Path, kinds: Mapping[str, str]) -> dict[str, object]:
     """The forecasts of the submission at ``path``, question id -> forecast, for a round
     asking ``kinds`` (question id -> :data:`RELATION` or :data:`BINARY`); SubmissionError
     listing the lines refused, or saying why the file is no submission."""
+    forecasts: dict[str, object] = {}
+    first_line: dict[str, int] = {}  # each question answered -> the line that did first
+    refused: list[str] = []
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
             raise SubmissionError(f"{path}: {size:,} bytes, more than a submission's {MAX_BYTES:,}")
-        lines = list(json_lines(path))
+        for number, record in json_lines(path):
+            why = _refusal(record, kinds, first_line)
+            question = record.get("question_id") if isinstance(record, dict) else None
+            if isinstance(question, str) and question in kinds:
+                first_line.setdefault(question, number)
+            if why:
+                refused.append(f"line {number} {why}")
+            else:
+                forecasts[question] = record["forecast"]
     except OSError as exc:
         raise SubmissionError(f"cannot read {path}: {exc.strerror}") from None
-    forecasts: dict[str, object] = {}
-    first_line: dict[str, int] = {}  # each question answered -> the line that did first
-    refused: list[str] = []
-    for number, record in lines:
-        why = _refusal(record, kinds, first_line)
-        question = record.get("question_id") if isinstance(record, dict) else None
-        if isinstance(question, str) and question in kinds:
-            first_line.setdefault(question, number)
-        if why:
-            refused.append(f"line {number} {why}")
-        else:
-            forecasts[question] = record["forecast"]
     if refused:
         shown = "; ".join(refused[:REFUSALS_SHOWN]) + (
             "; ..." if len(refused) > REFUSALS_SHOWN else ""
