@@ -23,7 +23,6 @@ is known to be one of the round's.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from gdelt_forecast.contract.names import BINARY, RELATION
 from gdelt_forecast.ground.errors import StageError
 from gdelt_forecast.scoring.mirai import codebook
 from gdelt_forecast.scoring.predictions import BadLine, describe, json_lines
+from gdelt_forecast.scoring.rounds import is_probability
 
 FIELDS = frozenset({"question_id", "forecast"})
 # A relation forecast lists at most the 20 first-level codes and their few hundred
@@ -101,7 +101,7 @@ def _probability_refusal(forecast: object, question: str) -> str:
     # bool is an int to Python, but true is no probability
     if isinstance(forecast, bool) or not isinstance(forecast, int | float):
         return f"answers {question}, a binary question, with no number"
-    if not (math.isfinite(forecast) and 0 <= forecast <= 1):
+    if not is_probability(forecast):
         return f"answers {question} with a probability outside [0, 1]"
     return ""
 

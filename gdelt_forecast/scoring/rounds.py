@@ -60,8 +60,18 @@ def score_relation(answer: Mapping, forecast: Mapping) -> dict:
     return scored
 
 
+def is_probability(value: object) -> bool:
+    """A finite number in [0, 1] (true and false are no probabilities, though ints)."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and 0 <= value <= 1
+    )
+
+
 def _probability(p: float, outcome: int) -> None:
-    if not 0.0 <= p <= 1.0:  # also refuses NaN
+    if not is_probability(p):
         raise ValueError(f"probability {p!r} is not in [0, 1]")
     if outcome not in (0, 1):
         raise ValueError(f"outcome {outcome!r} is not 0 or 1")

@@ -1,9 +1,11 @@
 """What the property tests send into each boundary: any Unicode (lone surrogates, NUL,
 byte-order marks, C0 and C1 controls, terminal escapes included), any JSON value, and the
-hostile strings found so far, always tried first."""
+hostile strings found so far, always tried first; and how JSON Lines files are written and
+counted for the readers' tests."""
 
 from __future__ import annotations
 
+import json
 import unicodedata
 
 from hypothesis import strategies as st
@@ -59,3 +61,21 @@ def assert_wellformed(value) -> None:
         elif isinstance(value, dict):
             stack.extend(value)
             stack.extend(value.values())
+
+
+def dumped(value, ascii_only: bool) -> bytes:
+    """JSON text of ``value`` as a careless writer's bytes: NaN and Infinity as Python writes
+    them, a lone surrogate either escaped or raw (then the line is not UTF-8)."""
+    return json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+
+
+def lines_with_text(data: bytes) -> int:
+    """Lines a JSON Lines reader reads: not blank, or not UTF-8 (a bad line); a BOM that starts the
+    file is no text."""
+    count = 0
+    for raw in data.removeprefix(b"\xef\xbb\xbf").split(b"\n"):
+        try:
+            count += bool(raw.decode("utf-8").strip())
+        except UnicodeDecodeError:
+            count += 1
+    return count

@@ -24,7 +24,14 @@ from gdelt_forecast.scoring.answers import parse_prediction
 from gdelt_forecast.scoring.evaluate import EvaluateError, evaluate, render
 from gdelt_forecast.scoring.predictions import load_predictions
 from gdelt_forecast.tasks.evaluate import TaskEvaluateError, evaluate_tasks
-from tests.fuzz.strategies import JSON, TEXT, assert_wellformed, nested
+from tests.fuzz.strategies import (
+    JSON,
+    TEXT,
+    assert_wellformed,
+    dumped,
+    lines_with_text,
+    nested,
+)
 
 pytestmark = pytest.mark.fuzz
 
@@ -43,12 +50,6 @@ REAL_LINES = (
     {"id": "r1", "prediction": "I choose (B)"},
     {"id": "r2", "prediction": "The answer is A."},
 )
-
-
-def dumped(value, ascii_only: bool) -> bytes:
-    """JSON text of ``value`` as a careless writer's bytes: NaN and Infinity as Python writes
-    them, a lone surrogate either escaped or raw (then the line is not UTF-8)."""
-    return json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
 
 
 def record(key: str, record_id, prediction) -> dict:
@@ -116,18 +117,6 @@ def written(folder: Path, name: str, data: bytes) -> Path:
     path = folder / name
     path.write_bytes(data)
     return path
-
-
-def lines_with_text(data: bytes) -> int:
-    """Lines the reader reads: not blank, or not UTF-8 (a bad line); a BOM that starts the
-    file is no text."""
-    count = 0
-    for raw in data.removeprefix(b"\xef\xbb\xbf").split(b"\n"):
-        try:
-            count += bool(raw.decode("utf-8").strip())
-        except UnicodeDecodeError:
-            count += 1
-    return count
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,7 @@ from hypothesis import strategies as st
 from gdelt_forecast.contract.names import BINARY, RELATION
 from gdelt_forecast.rounds.submissions import SubmissionError, check_submission
 from gdelt_forecast.scoring.mirai import codebook
-from tests.fuzz.strategies import JSON, TEXT, nested
-from tests.fuzz.test_readers import dumped, lines_with_text
+from tests.fuzz.strategies import JSON, TEXT, dumped, lines_with_text, nested
 
 pytestmark = pytest.mark.fuzz
 
