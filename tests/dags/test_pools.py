@@ -138,7 +138,10 @@ def test_a_run_without_the_pools_fails_at_once_under_a_real_scheduler(airflow_ma
             timeout=420,
         )
     finally:
-        local_servers.stop(*services)
+        # 10 s, not the harness's 60: a scheduler stopped just after its LocalExecutor's
+        # workers ran has been seen to wait the whole grace (as `make airflow-down` says), a
+        # minute of this test in the suite, and these services are thrown away.
+        local_servers.stop(*services, timeout_s=10)
     assert driven.returncode == 0, (driven.stdout + driven.stderr)[-3000:]
     found = json.loads(driven.stdout.strip().splitlines()[-1])
     run_id = found["run_id"]
