@@ -57,6 +57,7 @@ class Command:
 GROUPS = {
     "articles": "news articles: fetch, process, explain",
     "airflow": "Airflow: `airflow init`, `airflow run DAG`, `airflow wait DAG`",
+    "round": "live rounds: open, submit, commit, reveal",
 }
 
 
@@ -150,8 +151,8 @@ def _ingest(args: argparse.Namespace, cfg: Config) -> int:
 
 
 def _stage(stage: Stage) -> Callable[[argparse.Namespace, Config], int]:
-    """A stage on its partition (``--start-date``..``--end-date``, ``--month``, or none),
-    with its options by name (its other parameters set config keys)."""
+    """A stage on its partition (``--start-date``..``--end-date``, ``--month``, ``--round``,
+    or none), with its options by name (its other parameters set config keys)."""
 
     def command(args: argparse.Namespace, cfg: Config) -> int:
         given = {p.name: getattr(args, p.name) for p in stage.options}
@@ -160,6 +161,8 @@ def _stage(stage: Stage) -> Callable[[argparse.Namespace, Config], int]:
             _print(args, run(stage.name, cfg, args.start_date, args.end_date, **given))
         elif stage.partition == "month":
             _print(args, run(stage.name, cfg, args.month, **given))
+        elif stage.partition == "round":
+            _print(args, run(stage.name, cfg, args.round, **given))
         else:
             _print(args, run(stage.name, cfg, **given))
         return 0

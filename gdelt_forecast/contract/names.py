@@ -18,6 +18,8 @@ BASELINES = ("history", "frequency")
 # A live round's two kinds of question: MIRAI's relation query, answered with its answer
 # dict, and a yes-or-no question, answered with a probability.
 RELATION, BINARY = "relation", "binary"
+# A round's id, the folder rounds/<id>/ of the data root (a JSON schema pattern, and re's).
+ROUND_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 # How a timeline's atomic events or a task record were made (each row's ``method``): found in
 # the documents' text, or written by a model (the rows the grounding rules re-check).
 EXTRACTIVE, LLM = "extractive", "llm"

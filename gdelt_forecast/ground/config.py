@@ -295,6 +295,59 @@ class TestsetConfig(_Section):
     )
 
 
+class RoundsConfig(_Section):
+    """`gdelt-forecast round`: the live rounds' questions, read from the history before each
+    round's open date only (docs/rounds.md)."""
+
+    pairs: int = Field(
+        30, ge=1, description="Country pairs (subject, object) a round asks about, at most."
+    )
+    candidates: int = Field(
+        90,
+        ge=1,
+        description="The most active pairs of the recent window, from which the pairs are "
+        "drawn balanced by continent (as the test set's subset is).",
+    )
+    recent_days: int = Field(
+        30,
+        ge=1,
+        description="Days before the open date whose active days rank the pairs, and whose "
+        "counts the questions' background gives.",
+    )
+    history_days: int = Field(
+        365,
+        ge=1,
+        description="Days before the open date that the base rates and the binary questions' "
+        "thresholds are computed over (the year before it).",
+    )
+    window_days: int = Field(
+        30,
+        ge=1,
+        description="A binary question's window: this many days ending on its target day.",
+    )
+    relations_per_pair: int = Field(
+        2,
+        ge=0,
+        description='First-level relations asked about per pair ("at least once in the '
+        "window\"): the pair's most frequent in the history.",
+    )
+    horizons: list[Annotated[int, Field(ge=1)]] = Field(
+        [1, 7, 30],
+        min_length=1,
+        description="Days from the deadline's day to each target day.",
+    )
+    grace_days: int = Field(
+        2,
+        ge=0,
+        description="Days after the last target day whose GDELT slots must also be in before "
+        "a round resolves (GDELT's late files).",
+    )
+    seed: int = Field(0, description="Seed of the pairs' balanced draw.")
+    attempts: int = Field(
+        50, ge=1, description="Candidates drawn per pick of the pairs' balanced draw."
+    )
+
+
 class ReleaseConfig(_Section):
     """`gdelt-forecast release`: the dataset's name and license, its history, the embeddings
     of `mirai/info`, `tkg/` and the stats (docs/release.md)."""
@@ -730,6 +783,7 @@ class Config(_Section):
     events: EventsConfig = EventsConfig()
     articles: ArticlesConfig = ArticlesConfig()
     testset: TestsetConfig = TestsetConfig()
+    rounds: RoundsConfig = RoundsConfig()
     release: ReleaseConfig = ReleaseConfig()
     llm: LlmConfig = LlmConfig()
     timelines: TimelinesConfig = TimelinesConfig()

@@ -27,6 +27,7 @@ FETCH_LEDGER = "articles/fetch_ledger.parquet"
 FETCH_JOURNAL = "articles/fetch_journal"
 BASELINES = "baselines"
 AGENTS = "agents"  # agents/<release>/<run>/ and agents/<release>/leaderboard.parquet
+ROUNDS = "rounds"  # rounds/<round id>/: a live round's questions, submissions, resolution
 LOCKS = "locks"
 SCRATCH = "tmp"  # DuckDB's spill files and other scratch, never pushed to a bucket
 WAREHOUSE_SOURCES = ("silver/events", "silver/funnel", "articles/docs")  # what it is built from
@@ -48,6 +49,11 @@ def silver(table: str, day: date) -> str:
 def article(table: str, day: date) -> str:
     """A day's partition of the article stage's ``docs`` or ``exclusions``."""
     return f"{ARTICLES}/{table}/date={day.isoformat()}"
+
+
+def round_folder(round_id: str) -> str:
+    """A round's folder: ``round.json`` and ``questions.parquet`` inside."""
+    return f"{ROUNDS}/{round_id}"
 
 
 def month_output(stage: str, month: str) -> str:

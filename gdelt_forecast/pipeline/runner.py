@@ -7,7 +7,8 @@ From the stage's declaration (:mod:`gdelt_forecast.pipeline.stages`) the runner
    machine's warehouse rebuilt (the ``database`` stage) when the stage reads it and its
    record says it predates the bucket's silver;
 2. takes the partition's lock (each day of a day stage's range, in order; a month stage's
-   month), so two runs of one partition take turns wherever they were started;
+   month; a round's, for each of its steps), so two runs of one partition take turns
+   wherever they were started;
 3. for a month stage, builds into a fresh hidden folder, writes the stage's record there
    (:mod:`gdelt_forecast.pipeline.stage_record`) and swaps it for the old output, so the month's
    folder always holds one whole build and the record that describes it; for a day stage,
@@ -86,6 +87,8 @@ def _locks(stage: Stage, cfg: Config, args: tuple) -> ExitStack:
     if stage.partition == "month":
         dates.month_range(args[0])  # a bad month is refused before it names a lock file
         stack.enter_context(month_lock(cfg, stage.name, args[0]))
+    elif stage.partition == "round":  # every step of a round, one at a time
+        stack.enter_context(partition_lock(cfg, "round", args[0]))
     elif stage.partition == "day":
         first, last = args[0], args[1]
         for day in dates.days(first, last):  # ascending: two ranges never wait on each other

@@ -14,6 +14,7 @@ from gdelt_forecast.pipeline.stages import STAGES, Stage
 
 _DAY = date(2000, 1, 1)  # a day that no place names otherwise, shown as <day>
 _MONTH = "<month>"
+_ROUND = "<round>"
 # The DAG tasks each stage runs as (the DAGs make them from the declarations; the ingest
 # DAG's are its own).
 _TASKS = {"ingest": "`gdelt_ingest`: download", "bronze": "`gdelt_ingest`: to_bronze",
@@ -21,7 +22,7 @@ _TASKS = {"ingest": "`gdelt_ingest`: download", "bronze": "`gdelt_ingest`: to_br
 
 
 def _sample(stage: Stage) -> tuple:
-    return {"day": (_DAY, _DAY), "month": (_MONTH,)}.get(stage.partition, ())
+    return {"day": (_DAY, _DAY), "month": (_MONTH,), "round": (_ROUND,)}.get(stage.partition, ())
 
 
 def _places(places: list[str]) -> str:

@@ -13,8 +13,10 @@ stay light: it imports the standard library and the data root's names only (the 
 the functions).
 
 - ``partition``: ``day`` stages take ``(first, last)`` and hold each day's lock, ``month``
-  stages take ``month`` and hold its lock; ``None``: no lock of the runner's (the one
-  recorded such stage, ``database``, keeps its record at ``record``, relative to the root).
+  stages take ``month`` and hold its lock, ``round`` steps take the round's id and hold the
+  round's one lock (``locks/round-<id>.lock``: a round's steps take turns); ``None``: no lock
+  of the runner's (the one recorded such stage, ``database``, keeps its record at
+  ``record``, relative to the root).
 - ``after``: the stages whose output it reads. A month stage reads each one's output (the
   warehouse for ``database``, ``<stage>/<month>`` for a month stage), its record's inputs
   are their fingerprints, and its Airflow task runs after theirs.
@@ -51,7 +53,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from gdelt_forecast.contract.names import BASELINES, LLM, REASONING, TASKS
+from gdelt_forecast.contract.names import BASELINES, LLM, REASONING, ROUND_ID_PATTERN, TASKS
 from gdelt_forecast.ground import dates
 from gdelt_forecast.ground.data_root import (
     AGENTS,
@@ -71,10 +73,12 @@ from gdelt_forecast.ground.data_root import (
     article,
     bronze,
     month_output,
+    round_folder,
     silver,
 )
 from gdelt_forecast.ground.data_root import BASELINES as BASELINES_FOLDER
 from gdelt_forecast.pipeline.parameters import (
+    DAY,
     DAYS,
     FILE,
     HISTORY_START,
@@ -93,6 +97,25 @@ if TYPE_CHECKING:
     from gdelt_forecast.ground.data_root import DataRoot
 
 MODEL_POOL = "llm_server"
+# A round step's partition: the round's id (rounds/<id>/).
+ROUND = Parameter(
+    "round",
+    "the round's id: 1-64 letters, digits, '.', '_' or '-', the first a letter or digit",
+    {"type": "string", "pattern": ROUND_ID_PATTERN},
+    required=True,
+)
+# Who forecasts in a round, and with what.
+FORECASTER = Parameter(
+    "forecaster",
+    "the forecaster's name: 1-64 letters, digits, '.', '_' or '-', the first a letter or digit",
+    {"type": "string"},
+    required=True,
+)
+MODEL_NAME = Parameter("model", "the model behind the forecasts, as its maker names it", FILE)
+FORECASTS = Parameter(
+    "file", "the forecasts, JSON Lines", FILE, required=True, convert=Path, positional=True,
+    metavar="FILE",
+)  # fmt: skip
 
 
 def _imported(target: str) -> Callable:
@@ -113,7 +136,7 @@ class Stage:
     description: str | None = None  # the command's --help text (default: help)
     parameters: tuple[Parameter, ...] = ()
     section: str | None = None  # the config section it reads (docs/configuration.md)
-    partition: Literal["day", "month"] | None = None
+    partition: Literal["day", "month", "round"] | None = None
     after: tuple[str, ...] = ()
     reads: Callable[..., list[str]] = _nothing
     model_server: bool = False
@@ -157,7 +180,7 @@ class Stage:
     def options(self) -> tuple[Parameter, ...]:
         """The parameters passed to the stage by name: those that set no config key, but
         the partition's own (``month``, the days)."""
-        own = {p.name for p in (MONTH, *DAYS)}
+        own = {p.name for p in (MONTH, *DAYS, ROUND)}
         return tuple(p for p in self.parameters if not p.sets and p.name not in own)
 
     def pulls(self, cfg: Config, *args) -> list[str]:
@@ -259,6 +282,25 @@ def _warehouse_sources(cfg: Config, root: DataRoot, part=None) -> dict:
 
     patterns = tuple(f"{folder}/date=*/{PART}" for folder in WAREHOUSE_SOURCES)
     return {"sources": stage_record.digest(versions(cfg.data_root, patterns))}
+
+
+def _round(cfg: Config, round_id: str, *_) -> list[str]:
+    return [round_folder(round_id)]
+
+
+def _round_history(cfg: Config, round_id: str, *_) -> list[str]:
+    """`rounds/<round>`; the silver days before the open date where they lie (a bucket's in
+    place)."""
+    return _round(cfg, round_id)
+
+
+# A round step's declaration but its words: what it reads and writes is the round's folder.
+ROUND_STEP = {
+    "section": "rounds",
+    "partition": "round",
+    "reads": _round,
+    "writes": lambda round_id: [round_folder(round_id)],
+}
 
 
 def _timelines_params(
@@ -584,6 +626,94 @@ STAGES: dict[str, Stage] = {
             section="agents",
             model_server=True,
             writes=lambda *_: [AGENTS],
+        ),
+        # A round's questions read the silver days before its open date in place (DuckDB
+        # reads a bucket's own), and never a later one.
+        Stage(
+            "round_open",
+            "gdelt_forecast.rounds.questions:open_round",
+            "round open",
+            "open a live round: questions about days to come, from the history before its "
+            "open date",
+            "Write rounds/<round>/questions.parquet (relation queries and binary questions "
+            "about the target days, the horizons after the deadline) and round.json (the "
+            "clock, the resolution rule, the days read, the questions' sha256), from the silver "
+            "events of the days before --open-date only. A round already open is left as it "
+            "is when this opening gives the same questions, and refused otherwise.",
+            parameters=(
+                ROUND,
+                Parameter(
+                    "open_date",
+                    "the open date (UTC), YYYY-MM-DD: today's for a live round",
+                    DAY,
+                    required=True,
+                    convert=date.fromisoformat,
+                ),
+                Parameter(
+                    "deadline",
+                    "YYYY-MM-DDTHH:MM[:SS], UTC: the last moment a forecast counts; a bare "
+                    "date closes at its end (default: the open date's end)",
+                    FILE,
+                    convert=moment_end,
+                ),
+                Parameter(
+                    "horizons",
+                    "sets rounds.horizons: days from the deadline's day to each target day",
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                    sets="rounds.horizons",
+                ),
+                Parameter(
+                    "replay",
+                    "open on a past date, the clock simulated at the open date: never on the "
+                    "live leaderboard",
+                    {"type": "boolean"},
+                    default=False,
+                ),
+            ),
+            **{**ROUND_STEP, "reads": _round_history},
+        ),
+        Stage(
+            "round_submit",
+            "gdelt_forecast.rounds.ledger:submit_forecasts",
+            "round submit",
+            "send a forecaster's forecasts to an open round, before its deadline",
+            'Check FILE whole (one {"question_id": ..., "forecast": ...} line per question '
+            "answered) and keep it under rounds/<round>/submissions/ with a ledger row; a "
+            "later submission before the deadline replaces it. A bad line or a late file is "
+            "refused and nothing is kept.",
+            parameters=(ROUND, FORECASTER, MODEL_NAME, FORECASTS),
+            **ROUND_STEP,
+        ),
+        Stage(
+            "round_commit",
+            "gdelt_forecast.rounds.ledger:commit_forecasts",
+            "round commit",
+            "record only the sha256 of a forecaster's forecasts, before the deadline",
+            "Record --sha256 as the forecaster's forecasts in the round's ledger before its "
+            "deadline, without the file: `round reveal` gives the file after the deadline, "
+            "accepted only with that sha256, and its forecasts count from the commit.",
+            parameters=(
+                ROUND,
+                FORECASTER,
+                Parameter(
+                    "sha256",
+                    "the forecasts file's sha256 (`sha256sum FILE`)",
+                    {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                    required=True,
+                ),
+                MODEL_NAME,
+            ),
+            **ROUND_STEP,
+        ),
+        Stage(
+            "round_reveal",
+            "gdelt_forecast.rounds.ledger:reveal_forecasts",
+            "round reveal",
+            "give the file of a commit, after the deadline",
+            "Accept FILE after the round's deadline when its sha256 is the one the forecaster "
+            "committed before it; checked whole as a submission is.",
+            parameters=(ROUND, FORECASTER, FORECASTS),
+            **ROUND_STEP,
         ),
         # The month's stages and their records, the ledger, and the names of the releases
         # there are (a new version takes the next free one).

@@ -20,10 +20,11 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
+from gdelt_forecast.contract.names import ROUND_ID_PATTERN
 from gdelt_forecast.ground.errors import StageError
 
 HORIZONS = (1, 7, 30)  # days after the deadline's day, as MIRAI's test set asks
-ROUND_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a folder of rounds/
+ROUND_ID = re.compile(ROUND_ID_PATTERN)  # a folder of rounds/
 
 
 class RoundError(StageError):
@@ -73,6 +74,17 @@ class Clock:
         if not horizons or any(h < 1 for h in horizons) or len(set(horizons)) != len(horizons):
             raise RoundError(f"horizons {list(horizons)} are not distinct whole days, each >= 1")
         return cls(round_id, open_date, deadline, tuple(sorted(horizons)), replay)
+
+    @classmethod
+    def pinned(cls, round_json: dict) -> Clock:
+        """The clock a round was opened with, as its ``round.json`` pins it."""
+        return cls(
+            round_json["round"],
+            date.fromisoformat(round_json["open_date"]),
+            datetime.fromisoformat(round_json["deadline"].replace("Z", "+00:00")),
+            tuple(round_json["horizons"]),
+            round_json["replay"],
+        )
 
     def target_days(self) -> dict[int, date]:
         """Each horizon's target day: that many days after the deadline's day."""

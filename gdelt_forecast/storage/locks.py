@@ -20,7 +20,7 @@ from gdelt_forecast.storage.leases import bucket_lock
 from gdelt_forecast.storage.working_copy import working_copy_of
 
 # A partition names a file: a day or a month, never a path.
-_PARTITION = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]*")
+_PARTITION = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]*")  # a round's id may hold dots
 _MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 
 

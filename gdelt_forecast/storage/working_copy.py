@@ -277,6 +277,17 @@ def versions(data_root: Path, patterns: tuple[str, ...]) -> dict[str, str]:
     return {p.relative_to(root).as_posix(): sha256(p) for p in files}
 
 
+def arrived(path: Path):
+    """When the file ``path`` of a working copy arrived in the bucket (it is pushed now): the
+    bucket's own ``LastModified``, a UTC datetime; None for a file on a local data root."""
+    found = working_copy_of(path)
+    if not found:
+        return None
+    copy, rel = found
+    copy.push(rel)
+    return copy.bucket.listing(rel)[rel]["LastModified"]
+
+
 def filesystem(data_root: Path):
     """The fsspec filesystem a reader registers to open :func:`readable`'s URLs; None for a
     local data root."""

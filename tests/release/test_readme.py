@@ -33,8 +33,8 @@ BLOCK = re.compile(
 )
 # The usage pages, in the order their blocks run (each may use what one before it made).
 PAGES = ("README.md", *(f"docs/{name}.md" for name in (
-    "ingest", "articles", "testset", "timelines", "soundness", "release", "agents", "site",
-    "configuration", "airflow",
+    "ingest", "articles", "testset", "timelines", "soundness", "release", "agents", "rounds",
+    "site", "configuration", "airflow",
 )))  # fmt: skip
 OLD = (
     1_577_836_800  # 2020-01-01: the copies are older than .venv's stamps, so make installs nothing
