@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 
+import pyarrow as pa
+
 from gdelt_forecast.gdelt.schema import MENTIONS
 from gdelt_forecast.ground import dates, duck
 from gdelt_forecast.ground.config import Config
@@ -103,8 +105,9 @@ def _views(con, cfg: Config, first: date, last: date) -> None:
     con.register("relations", tables.relations())
 
 
-def _apply_rules(con, cfg: Config, first: date, last: date) -> None:
-    """Leave the survivors in table ``kept`` and one funnel row per day and rule in ``funnel``."""
+def _apply_rules(con, cfg: Config, first: date, last: date, progress: int = logging.INFO) -> None:
+    """Leave the survivors in table ``kept`` and one funnel row per day and rule in ``funnel``;
+    each rule applied is logged at ``progress``."""
     ev = cfg.events
     params = {
         "first_day": int(first.strftime("%Y%m%d")),
@@ -134,7 +137,9 @@ def _apply_rules(con, cfg: Config, first: date, last: date) -> None:
             **params,
         )
         duck.run(con, funnel, "INSERT INTO funnel", step=step, rule=rule, enabled=enabled, **params)
-        log.info("normalize %s..%s: rule %d/%d %s applied", first, last, step, len(RULES), rule)
+        log.log(
+            progress, "normalize %s..%s: rule %d/%d %s applied", first, last, step, len(RULES), rule
+        )
         con.execute(
             "CREATE OR REPLACE TEMP TABLE stage AS "
             "SELECT * EXCLUDE (reason) FROM tagged WHERE reason IS NULL"
@@ -150,6 +155,18 @@ def _replace(con, query: str, params: dict, dest: Path) -> None:
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
     con.execute(f"COPY ({query}) TO {duck.literal(tmp)} (FORMAT parquet, COMPRESSION zstd)", params)
     os.replace(tmp, dest)
+
+
+def kept_events(cfg: Config, day: date) -> pa.Table:
+    """The records of ``day`` that the rules of ``cfg.events`` keep (``date``, ``head``,
+    ``relation``, ``tail``, ``GLOBALEVENTID``), from bronze and written nowhere: what a
+    round's resolution reads, under the rules its round pinned and their variants."""
+    with duck.connect(cfg) as con:
+        _views(con, cfg, day, day)
+        _apply_rules(con, cfg, day, day, progress=logging.DEBUG)  # days x variants: quiet
+        return con.sql(
+            "SELECT date, head, relation, tail, GLOBALEVENTID FROM kept"
+        ).to_arrow_table()
 
 
 def normalize(cfg: Config, first: date, last: date) -> Summary:

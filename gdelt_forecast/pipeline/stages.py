@@ -288,6 +288,11 @@ def _round(cfg: Config, round_id: str, *_) -> list[str]:
     return [round_folder(round_id)]
 
 
+def _round_resolution(cfg: Config, round_id: str, *_) -> list[str]:
+    """`rounds/<round>`, `bronze/slots.parquet`; the bronze of the days its questions read."""
+    return [round_folder(round_id), LEDGER, BRONZE]
+
+
 def _round_history(cfg: Config, round_id: str, *_) -> list[str]:
     """`rounds/<round>`; the silver days before the open date where they lie (a bucket's in
     place)."""
@@ -714,6 +719,29 @@ STAGES: dict[str, Stage] = {
             "committed before it; checked whole as a submission is.",
             parameters=(ROUND, FORECASTER, FORECASTS),
             **ROUND_STEP,
+        ),
+        # GDELT's master file list and the ingest ledger say whether the round's days are
+        # all in; the answers come from their bronze.
+        Stage(
+            "round_resolve",
+            "gdelt_forecast.rounds.resolve:resolve_round",
+            "round resolve",
+            "resolve a round from the GDELT files of its days, and score its forecasters",
+            "Resolve the round once every GDELT file its days need is ingested (else name the "
+            "files it lacks): resolution.parquet (each answer or void, fragile marks), "
+            "vintage.json (the files read, with their md5) and scores.parquet. A resolved "
+            "round is frozen: resolving it again refuses, naming the files, where one changed.",
+            parameters=(
+                ROUND,
+                Parameter(
+                    "allow_missing",
+                    "void the questions that read a day whose GDELT files are not all in, "
+                    "instead of refusing",
+                    {"type": "boolean"},
+                    default=False,
+                ),
+            ),
+            **{**ROUND_STEP, "reads": _round_resolution},
         ),
         # The month's stages and their records, the ledger, and the names of the releases
         # there are (a new version takes the next free one).
