@@ -37,13 +37,18 @@ DEMO_SLOTS = tests/fixtures/gdelt/20250807220000.*.CSV tests/fixtures/gdelt/demo
 # stages take the span.
 DEMO_DATES = 2025-07-22 2025-07-28 2025-08-02 2025-08-07 2025-08-12
 DEMO_DAYS = --start-date 2025-07-22 --end-date 2025-08-12
+# A replay round on the history before 2025-08-03, its targets the demo's last two days
+# (configs/demo.yaml): the reference forecasters submit at its opening, and it resolves from
+# the demo's mirror (docs/rounds.md).
+DEMO_ROUND = demo-2025-08-03
 # Offline, the article stage reads the sample pages from a web archive, not the live web.
 DEMO_PAGES = --set articles.archives=[$(DEMO_ROOT)/pages.warc.gz]
 
-# Every stage re-runs in place; the demo's releases are cleared first, so a second run leaves
-# the same one release (2025.08.0) rather than a new version beside it.
+# Every stage re-runs in place; the demo's releases and rounds are cleared first, so a second
+# run leaves the same one release (2025.08.0) rather than a new version beside it, and a
+# resolved round is never opened again.
 demo: $(VENV)/.core $(VENV)/.load compile
-	rm -rf $(DEMO_ROOT)/releases
+	rm -rf $(DEMO_ROOT)/releases $(DEMO_ROOT)/rounds
 	$(BIN)/python -m gdelt_forecast.gdelt.mirror $(DEMO_ROOT)/mirror $(DEMO_SLOTS)
 	$(BIN)/gdelt-forecast ingest --start 2025-07-22T21:45 --end 2025-08-12T23:45 $(DEMO) \
 		--set gdelt.base_url=file://$(abspath $(DEMO_ROOT))/mirror
@@ -62,6 +67,12 @@ demo: $(VENV)/.core $(VENV)/.load compile
 	$(BIN)/gdelt-forecast release --month 2025-08 $(DEMO)
 	$(BIN)/gdelt-forecast release verify $(DEMO_ROOT)/releases/$$(cat $(DEMO_ROOT)/releases/LATEST)
 	$(BIN)/gdelt-forecast release mirai $(DEMO_ROOT)/releases/$$(cat $(DEMO_ROOT)/releases/LATEST)
+	$(BIN)/gdelt-forecast round open --round $(DEMO_ROUND) --open-date 2025-08-03 --replay $(DEMO)
+	$(BIN)/gdelt-forecast round resolve --round $(DEMO_ROUND) $(DEMO) \
+		--set gdelt.base_url=file://$(abspath $(DEMO_ROOT))/mirror
+	$(BIN)/gdelt-forecast round verify --round $(DEMO_ROUND) $(DEMO) \
+		--set gdelt.base_url=file://$(abspath $(DEMO_ROOT))/mirror
+	$(BIN)/gdelt-forecast round leaderboard --round $(DEMO_ROUND) $(DEMO)
 	$(BIN)/gdelt-forecast site $(DEMO) --out $(DEMO_ROOT)/site
 	$(BIN)/python demo/readme_example.py --data-root $(DEMO_ROOT)
 	@echo "the demo's site: $(abspath $(DEMO_ROOT))/site/index.html (or python -m http.server -d $(DEMO_ROOT)/site)"

@@ -57,7 +57,7 @@ class Command:
 GROUPS = {
     "articles": "news articles: fetch, process, explain",
     "airflow": "Airflow: `airflow init`, `airflow run DAG`, `airflow wait DAG`",
-    "round": "live rounds: open, submit, commit, reveal, resolve",
+    "round": "live rounds: open, submit, commit, reveal, resolve, verify, leaderboard",
 }
 
 
@@ -345,9 +345,16 @@ def _mirai(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def _round_verify(args: argparse.Namespace, cfg: Config) -> int:
+    summary = run("round_verify", cfg, args.round)
+    _print(args, summary)
+    return 1 if summary.problems else 0
+
+
 # The stages whose command needs more than running them: a check of its arguments, what it
 # prints, or an exit code of its own.
 HANDLERS = {
+    "round_verify": _round_verify,
     "ingest": _ingest,
     "stats": _stats,
     "evaluate_tasks": _evaluate_tasks,

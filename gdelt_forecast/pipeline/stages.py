@@ -67,6 +67,7 @@ from gdelt_forecast.ground.data_root import (
     PART,
     RAW_GDELT,
     RELEASES,
+    ROUNDS,
     WAREHOUSE,
     WAREHOUSE_RECORD,
     WAREHOUSE_SOURCES,
@@ -179,8 +180,9 @@ class Stage:
     @property
     def options(self) -> tuple[Parameter, ...]:
         """The parameters passed to the stage by name: those that set no config key, but
-        the partition's own (``month``, the days)."""
-        own = {p.name for p in (MONTH, *DAYS, ROUND)}
+        the partition's own (``month``, the days, the round)."""
+        partition = {"month": (MONTH,), "day": DAYS, "round": (ROUND,)}.get(self.partition, ())
+        own = {p.name for p in partition}
         return tuple(p for p in self.parameters if not p.sets and p.name not in own)
 
     def pulls(self, cfg: Config, *args) -> list[str]:
@@ -742,6 +744,40 @@ STAGES: dict[str, Stage] = {
                 ),
             ),
             **{**ROUND_STEP, "reads": _round_resolution},
+        ),
+        Stage(
+            "round_verify",
+            "gdelt_forecast.rounds.verify:verify_round",
+            "round verify",
+            "check a round from the data alone: its questions, forecasts, answers and scores",
+            "Build the round's questions again from the history before its open date and its "
+            "answers again from the GDELT files it names, and check them, every kept "
+            "forecast file and every score against what the round pinned: exit 0 when it is "
+            "sound, else 1 naming each problem.",
+            parameters=(ROUND,),
+            **{**ROUND_STEP, "reads": _round_resolution},
+        ),
+        # Every round's per-question scores; no lock: it writes only the live leaderboard.
+        Stage(
+            "round_leaderboard",
+            "gdelt_forecast.rounds.leaderboard:round_leaderboard",
+            "round leaderboard",
+            "rank the forecasters on one round, or across the resolved live rounds",
+            "Print the forecasters ranked by the difficulty-adjusted Brier score, with the "
+            "Brier score's bootstrap 95% interval, the log score, the skill against the "
+            "base-rate forecaster, MIRAI's F1 on the relation queries and the imputed "
+            "forecasts: of one round with --round (a replay's too), else across every "
+            "resolved live round, written to rounds/leaderboard.parquet.",
+            parameters=(
+                Parameter(
+                    "round",
+                    "one round's (a replay's too; default: across the resolved live rounds)",
+                    {"type": "string", "pattern": ROUND_ID_PATTERN},
+                ),
+            ),
+            section="rounds",
+            reads=lambda *_: [ROUNDS],
+            writes=lambda *_: [f"{ROUNDS}/leaderboard.parquet"],
         ),
         # The month's stages and their records, the ledger, and the names of the releases
         # there are (a new version takes the next free one).

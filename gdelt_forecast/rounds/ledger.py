@@ -35,12 +35,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gdelt_forecast.ground.config import Config
-from gdelt_forecast.ground.data_root import DataRoot, round_folder
+from gdelt_forecast.ground.data_root import ROUND_JSON, ROUND_QUESTIONS, DataRoot, round_folder
 from gdelt_forecast.ground.files import sha256
 from gdelt_forecast.ground.parquet_io import write_parquet
 from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.rounds.clock import Clock, RoundError
-from gdelt_forecast.rounds.questions import QUESTIONS_FILE, ROUND_FILE
 from gdelt_forecast.rounds.submissions import check_submission
 from gdelt_forecast.storage.working_copy import arrived, shared_file
 
@@ -195,7 +194,7 @@ class _Book:
                 "--model is not 1-128 letters, digits or '._:/@+-' (the first a letter or digit)"
             )
         self.folder = DataRoot(cfg.data_root).path(round_folder(round_id))
-        pinned = self.folder / ROUND_FILE
+        pinned = self.folder / ROUND_JSON
         if not pinned.exists():
             raise RoundError(f"no round {round_id}: `gdelt-forecast round open` it first")
         self.round = json.loads(pinned.read_text(encoding="utf-8"))
@@ -207,7 +206,7 @@ class _Book:
         self.kinds: dict[str, str] = {}  # the round's questions, once a file is checked
 
     def checked(self, file: Path) -> dict[str, object]:
-        table = pq.read_table(self.folder / QUESTIONS_FILE, columns=["question_id", "kind"])
+        table = pq.read_table(self.folder / ROUND_QUESTIONS, columns=["question_id", "kind"])
         self.kinds = dict(zip(*(table[c].to_pylist() for c in ("question_id", "kind")),
                               strict=True))  # fmt: skip
         return check_submission(file, self.kinds)

@@ -47,17 +47,22 @@ import pyarrow as pa
 from gdelt_forecast.contract.names import BINARY, RELATION
 from gdelt_forecast.ground import duck
 from gdelt_forecast.ground.config import Config
-from gdelt_forecast.ground.data_root import PART, DataRoot, round_folder
+from gdelt_forecast.ground.data_root import (
+    PART,
+    ROUND_JSON,
+    ROUND_QUESTIONS,
+    DataRoot,
+    round_folder,
+)
 from gdelt_forecast.ground.files import sha256, write_json
 from gdelt_forecast.ground.parquet_io import write_parquet
 from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.reference import tables
 from gdelt_forecast.rounds.clock import Clock, RoundError
+from gdelt_forecast.rounds.references import reference_forecasts, submit_references
 from gdelt_forecast.storage.working_copy import filesystem, readable, versions
 from gdelt_forecast.testset.subset import Item, balanced_subset
 
-QUESTIONS_FILE = "questions.parquet"
-ROUND_FILE = "round.json"
 RULES = {  # rule: kind
     "relation": RELATION,
     "count_above_mean": BINARY,
@@ -103,6 +108,7 @@ class Summary(StageSummary):
     questions: dict[str, int] = field(default_factory=dict)
     left_out: dict[str, int] = field(default_factory=dict)
     unchanged: bool = False  # already open with the same questions
+    references: int = 0  # reference forecasters submitted
     seconds: float = 0.0
 
     def line(self) -> str:
@@ -114,7 +120,8 @@ class Summary(StageSummary):
             f"{sum(self.questions.values()):,} questions ({kinds}) on {self.pairs} pairs of "
             f"{self.candidates} candidates, target days {', '.join(self.target_days)}, "
             f"deadline {self.deadline}; {self.days_read} days read, all before "
-            f"{self.open_date}{dropped} ({self.seconds:.1f} s)"
+            f"{self.open_date}{dropped}; {self.references} reference forecasters submitted "
+            f"({self.seconds:.1f} s)"
         )
 
 
@@ -124,19 +131,57 @@ def open_round(
     open_date: date,
     deadline: datetime | None = None,
     replay: bool = False,
-    today: date | None = None,
+    now: datetime | None = None,
 ) -> Summary:
     """Open round ``round_id`` in ``rounds/<round_id>/`` of the data root (``cfg``'s,
-    local: the runner hands a bucket's working copy); ``today`` (UTC) decides live or replay."""
+    local: the runner hands a bucket's working copy). ``now`` (UTC, this machine's clock by
+    default) decides live or replay, and is when the reference forecasters submit."""
     rc = cfg.rounds
-    clock = Clock.opened(
-        round_id,
-        open_date,
-        today or datetime.now(UTC).date(),
-        deadline,
-        tuple(rc.horizons),
-        replay,
+    now = now or datetime.now(UTC)
+    clock = Clock.opened(round_id, open_date, now.date(), deadline, tuple(rc.horizons), replay)
+    if not replay and now > clock.deadline:
+        raise RoundError(
+            f"deadline {_utc(clock.deadline)} has passed (it is {_utc(now)}): a live round "
+            "must take forecasts"
+        )
+    found = build(cfg, clock)
+    summary, files, history_start = found.summary, found.files, found.history_start
+    folder = DataRoot(cfg.data_root).path(round_folder(round_id))
+    folder.mkdir(parents=True, exist_ok=True)
+    staged = folder / f".{ROUND_QUESTIONS}.new"
+    write_parquet(pa.Table.from_pylist(found.rows, schema=QUESTIONS), staged)
+    try:
+        digest = sha256(staged)
+        if _already_open(folder, clock, digest):
+            summary.unchanged = True
+            return summary
+        staged.replace(folder / ROUND_QUESTIONS)
+    finally:
+        staged.unlink(missing_ok=True)
+    write_json(
+        folder / ROUND_JSON,
+        _round_json(cfg, clock, files, history_start, digest, summary),
     )
+    submit_references(cfg, round_id, found.references, now=now)
+    summary.references = len(found.references)
+    return summary
+
+
+@dataclass
+class Built:
+    """A round's questions as its clock and its history give them, and what they read."""
+
+    rows: list[dict]
+    references: dict[str, dict[str, object]]  # each reference forecaster's forecasts
+    files: dict[date, str]  # the silver partition read of each day
+    history_start: date
+    summary: Summary
+
+
+def build(cfg: Config, clock: Clock) -> Built:
+    """The questions of a round with ``clock``, from the silver days before its open date
+    (``round open`` writes them; ``round verify`` builds them again)."""
+    rc, open_date = cfg.rounds, clock.open_date
     history_start = open_date - timedelta(days=rc.history_days)
     files = _history_files(cfg, history_start, open_date)
     if not files:
@@ -145,32 +190,15 @@ def open_round(
             "ingest and normalize the days before the open date first"
         )
     summary = Summary(
-        round_id=round_id,
+        round_id=clock.round_id,
         open_date=open_date.isoformat(),
         deadline=_utc(clock.deadline),
-        replay=replay,
+        replay=clock.replay,
         target_days=[d.isoformat() for d in clock.target_days().values()],
         days_read=len(files),
     )
-    rows = _questions(cfg, clock, files, history_start, summary)
-    folder = DataRoot(cfg.data_root).path(round_folder(round_id))
-    folder.mkdir(parents=True, exist_ok=True)
-    table = pa.Table.from_pylist(rows, schema=QUESTIONS)
-    staged = folder / f".{QUESTIONS_FILE}.new"
-    write_parquet(table, staged)
-    try:
-        digest = sha256(staged)
-        if _already_open(folder, clock, digest):
-            summary.unchanged = True
-            return summary
-        staged.replace(folder / QUESTIONS_FILE)
-    finally:
-        staged.unlink(missing_ok=True)
-    write_json(
-        folder / ROUND_FILE,
-        _round_json(cfg, clock, files, history_start, digest, summary),
-    )
-    return summary
+    rows, references = _questions(cfg, clock, files, history_start, summary)
+    return Built(rows, references, files, history_start, summary)
 
 
 def _history_files(cfg: Config, first: date, before: date) -> dict[date, str]:
@@ -245,6 +273,12 @@ def _questions(
             recent_start=recent_start,
             window_days=rc.window_days,
         )
+        found = duck.records(
+            con,
+            "rounds/references.sql",
+            recent_start=open_date - timedelta(days=cfg.baseline.window_days),
+            top=cfg.baseline.frequency_top,
+        )
     counts: dict[tuple[str, str], dict[str, dict]] = {}
     for row in series:
         counts.setdefault((row["subject"], row["object"]), {})[row["series"]] = row
@@ -256,7 +290,10 @@ def _questions(
     rows.sort(key=lambda r: (r["target_date"], r["question_id"]))
     for row in rows:
         summary.questions[row["rule"]] = summary.questions.get(row["rule"], 0) + 1
-    return rows
+    pair_relations = {(r["subject"], r["object"]): r["relations"] for r in found
+                      if r["source"] == "pair"}  # fmt: skip
+    top = next(r["relations"] for r in found if r["source"] == "top") or []
+    return rows, reference_forecasts(rows, writer.carried, pair_relations, top)
 
 
 QUAD_LABELS = {1: "verbal cooperation", 2: "material cooperation", 3: "verbal conflict",
@@ -270,6 +307,8 @@ class _Writer:
         self.clock, self.rc, self.countries, self.names = clock, rc, countries, names
         self.history_start, self.summary = history_start, summary
         self.opened = _nlp(clock.open_date)
+        # each binary question's answer on the history's last window: the history forecaster's
+        self.carried: dict[str, int] = {}
 
     def pair(self, subject: str, object_: str, series: dict[str, dict]) -> list[dict]:
         rows = []
@@ -341,6 +380,7 @@ class _Writer:
     def _count(self, base, tag, q, found, s, o, start, target) -> dict:
         threshold = round(self.rc.window_days * found["daily_mean"], 6)
         w = self.rc.window_days
+        self.carried[f"C{q}_{tag}"] = int(found["last_scaled"] > threshold)
         return {
             **base,
             "question_id": f"C{q}_{tag}",
@@ -375,6 +415,7 @@ class _Writer:
     def _once(self, base, tag, code, found, s, o, start, target) -> dict:
         name = self.names[code]["name"]
         w = self.rc.window_days
+        self.carried[f"E{code}_{tag}"] = int(found["last_count"] > 0)
         return {
             **base,
             "question_id": f"E{code}_{tag}",
@@ -414,7 +455,7 @@ class _Writer:
 def _already_open(folder: Path, clock: Clock, digest: str) -> bool:
     """Whether the round is open with these questions (True), or not open (False); RoundError
     where it is open otherwise, or resolved."""
-    path = folder / ROUND_FILE
+    path = folder / ROUND_JSON
     if not path.exists():
         return False
     pinned = json.loads(path.read_text(encoding="utf-8"))
@@ -438,9 +479,7 @@ def _already_open(folder: Path, clock: Clock, digest: str) -> bool:
 
 def _round_json(cfg, clock, files, history_start, digest, summary) -> dict:
     from gdelt_forecast.ground.version import code_version
-    from gdelt_forecast.pipeline.stage_record import digest as fingerprint
 
-    read = versions(cfg.data_root, tuple(f"silver/events/date={d}/{PART}" for d in files))
     return {
         "round": clock.round_id,
         "state": "open",
@@ -457,7 +496,7 @@ def _round_json(cfg, clock, files, history_start, digest, summary) -> dict:
             "days_read": len(files),
             "first_day": min(files).isoformat(),
             "last_day": max(files).isoformat(),
-            "files_sha256": fingerprint(read),
+            "files_sha256": history_digest(cfg, files),
             "late_rows": summary.late_rows,
         },
         "resolution_rule": {
@@ -474,12 +513,19 @@ def _round_json(cfg, clock, files, history_start, digest, summary) -> dict:
         "rounds": cfg.rounds.model_dump(mode="json"),
         "code_version": code_version(),
         "questions": {
-            "file": QUESTIONS_FILE,
+            "file": ROUND_QUESTIONS,
             "sha256": digest,
             "rows": sum(summary.questions.values()),
             "by_rule": summary.questions,
         },
     }
+
+
+def history_digest(cfg: Config, files: dict[date, str]) -> str:
+    """The digest of the silver files read, each named with its sha256 (a bucket's ETag)."""
+    from gdelt_forecast.pipeline.stage_record import digest
+
+    return digest(versions(cfg.data_root, tuple(f"silver/events/date={d}/{PART}" for d in files)))
 
 
 def _utc(moment: datetime) -> str:

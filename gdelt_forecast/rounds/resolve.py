@@ -43,13 +43,12 @@ from gdelt_forecast.gdelt.days import FINAL
 from gdelt_forecast.gdelt.ingest import list_slot_files
 from gdelt_forecast.ground import dates
 from gdelt_forecast.ground.config import Config, EventsConfig
-from gdelt_forecast.ground.data_root import DataRoot, round_folder
+from gdelt_forecast.ground.data_root import ROUND_JSON, ROUND_QUESTIONS, DataRoot, round_folder
 from gdelt_forecast.ground.files import sha256, write_json
 from gdelt_forecast.ground.parquet_io import write_parquet
 from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.reference import tables
 from gdelt_forecast.rounds.clock import RoundError
-from gdelt_forecast.rounds.questions import QUESTIONS_FILE, ROUND_FILE
 from gdelt_forecast.rounds.scores import score_round
 
 RESOLUTION_FILE = "resolution.parquet"
@@ -105,14 +104,11 @@ class Summary(StageSummary):
 def resolve_round(cfg: Config, round_id: str, allow_missing: bool = False) -> Summary:
     """Resolve round ``round_id`` of the data root; RoundError naming what it lacks."""
     folder = DataRoot(cfg.data_root).path(round_folder(round_id))
-    if not (folder / ROUND_FILE).exists():
+    if not (folder / ROUND_JSON).exists():
         raise RoundError(f"no round {round_id}: `gdelt-forecast round open` it first")
-    pinned = json.loads((folder / ROUND_FILE).read_text(encoding="utf-8"))
-    questions = pq.read_table(folder / QUESTIONS_FILE).to_pylist()
-    reads = _days_read(questions)
-    last = max(q["target_date"] for q in questions) + timedelta(days=pinned["grace_days"])
-    gate = dates.days(min(reads), last)
-    files = _published(cfg, gate, last)
+    pinned = json.loads((folder / ROUND_JSON).read_text(encoding="utf-8"))
+    questions = pq.read_table(folder / ROUND_QUESTIONS).to_pylist()
+    files, reads = published(cfg, pinned, questions)
     listed_days = {f["day"] for f in files}
     summary = Summary(round_id=round_id, questions=len(questions))
     if pinned["state"] == "resolved":
@@ -128,12 +124,7 @@ def resolve_round(cfg: Config, round_id: str, allow_missing: bool = False) -> Su
         )
     void_days = {f["day"] for f in pending}
     vintage = _vintage(files, reads)
-    rule = EventsConfig(**pinned["resolution_rule"]["events"])
-    events = {
-        name: _events(cfg.model_copy(update={"events": variant}), reads, listed_days, void_days)
-        for name, variant in _variants(rule).items()
-    }
-    rows = [_resolved(q, events, listed_days, void_days, pinned["window_days"]) for q in questions]
+    rows = answers(cfg, pinned, questions, listed_days, void_days)
     write_parquet(pa.Table.from_pylist(rows, schema=RESOLUTION), folder / RESOLUTION_FILE)
     write_json(folder / VINTAGE_FILE, {"round": round_id, "files": vintage})
     summary.files, summary.vintage = len(vintage), _digest(vintage)
@@ -157,7 +148,7 @@ def resolve_round(cfg: Config, round_id: str, allow_missing: bool = False) -> Su
             "resolution_sha256": sha256(folder / RESOLUTION_FILE),
         },
     }
-    write_json(folder / ROUND_FILE, pinned)
+    write_json(folder / ROUND_JSON, pinned)
     _scored(folder, rows, summary)
     return summary
 
@@ -166,6 +157,35 @@ def _scored(folder, rows: list[dict], summary: Summary) -> None:
     """The forecasts in force scored again (a commit revealed since counts now)."""
     counts = score_round(folder, rows)
     summary.forecasters, summary.unrevealed = counts["forecasters"], counts["unrevealed"]
+
+
+def answers(
+    cfg: Config, pinned: dict, questions: list[dict], listed: set[date], void: set[date]
+) -> list[dict]:
+    """Each question's row of resolution.parquet, under the rule ``pinned`` (round.json)
+    fixed and its variants, from the bronze of the days read; ``listed``: the days GDELT
+    listed a file of, ``void``: the days whose files are not all in."""
+    reads = _days_read(questions)
+    rule = EventsConfig(**pinned["resolution_rule"]["events"])
+    events = {
+        name: _events(cfg.model_copy(update={"events": variant}), reads, listed, void)
+        for name, variant in _variants(rule).items()
+    }
+    return [_resolved(q, events, listed, void, pinned["window_days"]) for q in questions]
+
+
+def published(cfg: Config, pinned: dict, questions: list[dict]) -> tuple[list[dict], list[date]]:
+    """GDELT's files of the days the questions read and of the grace days (each with its
+    md5 and ledger outcome, :func:`_published`), and the days read."""
+    reads = _days_read(questions)
+    last = max(q["target_date"] for q in questions) + timedelta(days=pinned["grace_days"])
+    return _published(cfg, dates.days(min(reads), last), last), reads
+
+
+def vintage_of(files: list[dict], reads: list[date]) -> tuple[list[dict], str]:
+    """The files of the days read, sorted, and their sha256 (the round's vintage)."""
+    found = _vintage(files, reads)
+    return found, _digest(found)
 
 
 def _days_read(questions: list[dict]) -> list[date]:

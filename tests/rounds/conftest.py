@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import shutil
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from gdelt_forecast.ground.config import Config
 from tests.release.conftest import demo_month
 
 OPEN = date(2025, 8, 3)  # after the demo's 07-22, 07-28 and 08-02; before its 08-07 and 08-12
-TODAY = date(2026, 11, 29)
+NOW = datetime(2026, 11, 29, 12, tzinfo=UTC)  # when the replays are opened
 LATER = ("2025-08-07", "2025-08-12")
 
 

@@ -26,7 +26,7 @@ from gdelt_forecast.rounds.ledger import (
 )
 from gdelt_forecast.rounds.questions import open_round
 from gdelt_forecast.rounds.submissions import SubmissionError
-from tests.rounds.conftest import OPEN, TODAY, demo_root
+from tests.rounds.conftest import NOW, OPEN, demo_root
 
 DEADLINE = datetime(2025, 8, 3, 23, 59, 59, 999999, UTC)
 BEFORE, AFTER = DEADLINE - timedelta(hours=2), DEADLINE + timedelta(seconds=1)
@@ -44,7 +44,7 @@ def live(history, tmp_path) -> Config:
     root = tmp_path / "data"
     shutil.copytree(history.data_root / "silver", root / "silver")
     cfg = history.model_copy(update={"data_root": root})
-    open_round(cfg, "live", OPEN, today=OPEN)
+    open_round(cfg, "live", OPEN, now=BEFORE)
     return cfg
 
 
@@ -71,6 +71,11 @@ def folder(cfg: Config, round_id: str = "live") -> Path:
     return cfg.data_root / "rounds" / round_id
 
 
+def rows_of(cfg: Config, forecaster: str) -> list[dict]:
+    """The ledger's rows of one forecaster (the reference forecasters submitted at open)."""
+    return [r for r in ledger_rows(folder(cfg)) if r["forecaster"] == forecaster]
+
+
 def test_a_submission_is_kept_by_its_hash_with_a_ledger_row(live, tmp_path):
     file = forecasts(live, "live", tmp_path / "f.jsonl")
     summary = submit_forecasts(live, "live", "team-a", file, model="llama-3.1-8b", now=BEFORE)
@@ -78,7 +83,7 @@ def test_a_submission_is_kept_by_its_hash_with_a_ledger_row(live, tmp_path):
     assert (summary.questions, summary.asked, summary.replaces) == (asked, asked, None)
     stored = folder(live) / f"submissions/team-a/{sha(file)}.jsonl"
     assert stored.read_bytes() == file.read_bytes()
-    [row] = ledger_rows(folder(live))
+    [row] = rows_of(live, "team-a")
     assert row["action"] == "submit" and row["sha256"] == sha(file)
     assert (row["forecaster"], row["model"], row["questions"]) == ("team-a", "llama-3.1-8b", asked)
     assert (
@@ -96,7 +101,7 @@ def test_a_bad_line_refuses_the_file_and_nothing_is_kept(live, tmp_path):
     lines = len(questions(live, "live")) + 1
     with pytest.raises(SubmissionError, match=f"line {lines} answers .* again"):
         submit_forecasts(live, "live", "team-a", file, now=BEFORE)
-    assert not (folder(live) / "submissions").exists()
+    assert rows_of(live, "team-a") == [] and not (folder(live) / "submissions/team-a").exists()
 
 
 def test_a_late_submission_is_refused_naming_the_deadline_and_nothing_is_kept(live, tmp_path):
@@ -105,7 +110,7 @@ def test_a_late_submission_is_refused_naming_the_deadline_and_nothing_is_kept(li
         submit_forecasts(live, "live", "team-a", file, now=AFTER)
     assert "closed at 2025-08-03T23:59:59Z" in str(refused.value)
     assert "received at 2025-08-04T00:00:00Z, after its deadline" in str(refused.value)
-    assert not (folder(live) / "submissions/ledger.parquet").exists()
+    assert rows_of(live, "team-a") == []
     assert not list((folder(live) / "submissions/team-a").iterdir())
 
 
@@ -116,7 +121,7 @@ def test_a_later_submission_replaces_the_earlier_and_the_ledger_keeps_both(live,
     again = submit_forecasts(live, "live", "team-a", second, now=BEFORE + timedelta(minutes=5))
     assert again.replaces == sha(first)
     rows = ledger_rows(folder(live))
-    assert [r["sha256"] for r in rows] == [sha(first), sha(second)]
+    assert [r["sha256"] for r in rows_of(live, "team-a")] == [sha(first), sha(second)]
     assert in_force(rows, DEADLINE)["team-a"]["sha256"] == sha(second)
     for path in (first, second):  # both files stay, each under its hash
         assert (folder(live) / f"submissions/team-a/{sha(path)}.jsonl").exists()
@@ -134,13 +139,15 @@ def test_a_commit_is_revealed_after_the_deadline_only_with_its_hash(live, tmp_pa
         reveal_forecasts(live, "live", "team-b", other, now=AFTER)
     revealed = reveal_forecasts(live, "live", "team-b", file, now=AFTER + timedelta(days=9))
     assert revealed.questions == len(questions(live, "live"))
-    rows = ledger_rows(folder(live))
+    rows = rows_of(live, "team-b")
     assert [(r["action"], r["sha256"]) for r in rows] == [
         ("commit", sha(file)),
         ("reveal", sha(file)),
     ]
     assert rows[1]["counts_from"] == BEFORE and rows[1]["model"] == "m1"
-    assert in_force(rows, DEADLINE)["team-b"]["revealed"]["sha256"] == sha(file)
+    assert in_force(ledger_rows(folder(live)), DEADLINE)["team-b"]["revealed"]["sha256"] == sha(
+        file
+    )
     with pytest.raises(RoundError, match="after its deadline"):
         commit_forecasts(live, "live", "team-c", sha(file), now=AFTER)
     with pytest.raises(RoundError, match="team-c has no commit in force"):
@@ -151,7 +158,7 @@ def test_a_replay_receives_every_forecast_at_its_open_date(history, tmp_path):
     root = tmp_path / "data"
     shutil.copytree(history.data_root / "silver", root / "silver")
     cfg = history.model_copy(update={"data_root": root})
-    open_round(cfg, "replay", OPEN, replay=True, today=TODAY)
+    open_round(cfg, "replay", OPEN, replay=True, now=NOW)
     file = forecasts(cfg, "replay", tmp_path / "f.jsonl")
     summary = submit_forecasts(cfg, "replay", "team-a", file, now=datetime.now(UTC))
     assert summary.received == "2025-08-03T00:00:00.000000Z"
@@ -168,9 +175,11 @@ def test_a_replay_receives_every_forecast_at_its_open_date(history, tmp_path):
 )
 def test_names_that_would_be_paths_or_markup_are_refused(live, tmp_path, forecaster, model, why):
     file = forecasts(live, "live", tmp_path / "f.jsonl")
+    before = sorted(p.name for p in (folder(live) / "submissions").iterdir())
     with pytest.raises(RoundError, match=why):
         submit_forecasts(live, "live", forecaster, file, model=model, now=BEFORE)
-    assert not (folder(live) / "submissions").exists()
+    assert sorted(p.name for p in (folder(live) / "submissions").iterdir()) == before
+    assert len(ledger_rows(folder(live))) == 4  # the reference forecasters' alone
 
 
 def test_a_round_in_a_bucket_times_a_submission_by_the_buckets_clock(
@@ -193,7 +202,7 @@ def test_a_round_in_a_bucket_times_a_submission_by_the_buckets_clock(
         "data_root": root, "rounds": settings,
         "storage": history.storage.model_copy(update={"local_dir": tmp_path / "machine"}),
     })  # fmt: skip
-    deadline = today + timedelta(seconds=6)
+    deadline = today + timedelta(seconds=12)  # the opening submits 4 reference forecasters
     run("round_open", cfg, "bucket", open_date=today.date(), deadline=deadline)
     machine = tmp_path / "machine/s3" / root.removeprefix("s3://")
     file = forecasts(cfg.model_copy(update={"data_root": machine}), "bucket", tmp_path / "f.jsonl")
@@ -212,4 +221,5 @@ def test_a_round_in_a_bucket_times_a_submission_by_the_buckets_clock(
     late_key = key.replace(sha(file), sha(late))
     s3fs_client.invalidate_cache()
     assert not s3fs_client.exists(late_key)
-    assert len(pq.read_table(s3fs_client.open(ledger, "rb"))) == 1
+    kept = pq.read_table(s3fs_client.open(ledger, "rb"))["forecaster"].to_pylist()
+    assert kept.count("team-a") == 1 and len(kept) == 5  # and the 4 reference forecasters

@@ -15,10 +15,11 @@ from gdelt_forecast.ground.config import Config
 from gdelt_forecast.ground.files import sha256
 from gdelt_forecast.pipeline.runner import run
 from gdelt_forecast.rounds.clock import RoundError
+from gdelt_forecast.rounds.ledger import ledger_rows
 from gdelt_forecast.rounds.questions import QUESTIONS, open_round
 from tests.conftest import EXPORT_CSV, MENTIONS_CSV, write_bronze
 from tests.fixtures.gdelt import derive_demo_days as derived
-from tests.rounds.conftest import LATER, OPEN, TODAY, demo_root
+from tests.rounds.conftest import LATER, NOW, OPEN, demo_root
 
 
 def _plant_a_slot_added_on_the_open_date(cfg: Config) -> None:
@@ -37,7 +38,7 @@ def _plant_a_slot_added_on_the_open_date(cfg: Config) -> None:
 @pytest.fixture(scope="module")
 def before(demo_built, tmp_path_factory) -> Config:
     cfg = demo_root(demo_built, tmp_path_factory.mktemp("before"), later_days=False)
-    open_round(cfg, "demo", OPEN, replay=True, today=TODAY)
+    open_round(cfg, "demo", OPEN, replay=True, now=NOW)
     return cfg
 
 
@@ -52,7 +53,7 @@ def test_opening_before_and_after_the_later_days_are_in_gives_the_same_bytes(
     for day in LATER:
         assert (after.data_root / f"silver/events/date={day}/part-0.parquet").exists()
 
-    summary = open_round(after, "demo", OPEN, replay=True, today=TODAY)
+    summary = open_round(after, "demo", OPEN, replay=True, now=NOW)
     questions = "rounds/demo/questions.parquet"
     assert (after.data_root / questions).read_bytes() == (before.data_root / questions).read_bytes()
     assert summary.days_read == 3 and summary.late_rows == 0
@@ -64,18 +65,24 @@ def test_opening_before_and_after_the_later_days_are_in_gives_the_same_bytes(
 def test_opening_again_on_the_same_data_leaves_the_round_as_it_is(before):
     folder = before.data_root / "rounds/demo"
     pinned = (folder / "round.json").read_bytes()
-    again = open_round(before, "demo", OPEN, replay=True, today=TODAY)
+    again = open_round(before, "demo", OPEN, replay=True, now=NOW)
     assert again.unchanged and (folder / "round.json").read_bytes() == pinned
-    assert sorted(p.name for p in folder.iterdir()) == ["questions.parquet", "round.json"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "questions.parquet",
+        "round.json",
+        "submissions",
+    ]
+    # the reference forecasters submitted once, at the first opening
+    assert len(ledger_rows(folder)) == 4
     # Other horizons, another deadline or a live round on the same id: refused, nothing changed.
     other = before.model_copy(
         update={"rounds": before.rounds.model_copy(update={"horizons": [1, 2]})}
     )
     with pytest.raises(RoundError, match="already open with other dates, horizons or mode"):
-        open_round(other, "demo", OPEN, replay=True, today=TODAY)
+        open_round(other, "demo", OPEN, replay=True, now=NOW)
     with pytest.raises(RoundError, match="already open"):
         open_round(before, "demo", OPEN, deadline=datetime(2025, 8, 4, 12), replay=True,
-                   today=TODAY)  # fmt: skip
+                   now=NOW)  # fmt: skip
     assert (folder / "round.json").read_bytes() == pinned
 
 
@@ -145,9 +152,9 @@ def test_a_round_needs_history_before_its_open_date_and_a_live_one_opens_today(t
 
     cfg = load_config(None, [], tmp_path / "data")
     with pytest.raises(RoundError, match="no silver events between 2024-08-03 and 2025-08-02"):
-        open_round(cfg, "demo", OPEN, replay=True, today=TODAY)
+        open_round(cfg, "demo", OPEN, replay=True, now=NOW)
     with pytest.raises(RoundError, match="--replay opens one on a past date"):
-        open_round(cfg, "demo", OPEN, today=TODAY)
+        open_round(cfg, "demo", OPEN, now=NOW)
     assert not (tmp_path / "data/rounds").exists()
 
 
@@ -158,5 +165,5 @@ def test_a_round_whose_recent_window_is_empty_has_no_question_and_is_refused(bef
         update={"rounds": before.rounds.model_copy(update={"recent_days": 3})}
     )
     with pytest.raises(RoundError, match="no country pair had an event in the 3 days before"):
-        open_round(quiet, "quiet", date(2025, 8, 6), replay=True, today=TODAY)
+        open_round(quiet, "quiet", date(2025, 8, 6), replay=True, now=NOW)
     assert not (before.data_root / "rounds/quiet").exists()

@@ -8,7 +8,9 @@
 --   above_share: among the windows of window_days days ending on each observed day, the
 --     share whose count, scaled to the window's length over its observed days, exceeds
 --     window_days * daily_mean (a window's mean count, when every day is held);
---   any_share: the share of those windows with at least one event.
+--   any_share: the share of those windows with at least one event;
+--   last_scaled, last_count: the last of those windows' scaled and plain counts (what the
+--     history forecaster carries forward).
 WITH events AS (
     SELECT DISTINCT h.date, h.head AS subject, h.tail AS object, h.GLOBALEVENTID,
         left(h.relation, 2) AS first_level
@@ -71,7 +73,9 @@ SELECT
     any_value(daily_mean) AS daily_mean,
     avg(CAST(window_n * $window_days / held_days > $window_days * daily_mean AS INTEGER))
         AS above_share,
-    avg(CAST(window_n > 0 AS INTEGER)) AS any_share
+    avg(CAST(window_n > 0 AS INTEGER)) AS any_share,
+    arg_max(window_n * $window_days / held_days, date) AS last_scaled,
+    CAST(arg_max(window_n, date) AS BIGINT) AS last_count
 FROM windows
 GROUP BY subject, object, series
 ORDER BY subject, object, series
