@@ -57,7 +57,7 @@ class Command:
 GROUPS = {
     "articles": "news articles: fetch, process, explain",
     "airflow": "Airflow: `airflow init`, `airflow run DAG`, `airflow wait DAG`",
-    "round": "live rounds: open, submit, commit, reveal, resolve, verify, leaderboard",
+    "round": "live rounds: open, submit, commit, reveal, resolve, verify, leaderboard, refresh",
 }
 
 

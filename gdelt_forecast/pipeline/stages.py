@@ -188,8 +188,8 @@ class Stage:
     def pulls(self, cfg: Config, *args) -> list[str]:
         """What a bucket's working copy pulls before the stage runs on ``args``."""
         found = list(self.reads(cfg, *args))
-        if self.partition == "month":
-            found += [_output(a, args[0]) for a in self.after]
+        if self.partition == "month":  # what the recorded stages it runs after made
+            found += [_output(a, args[0]) for a in self.after if STAGES[a].recorded]
         if self.model_server:
             found.append(LLM_CACHE)
         return list(dict.fromkeys(found))
@@ -807,6 +807,22 @@ STAGES: dict[str, Stage] = {
             reads=lambda cfg, month, *_: [LEDGER, LLM_CACHE, LATEST, "releases/*/manifest.json"],
             writes=lambda month: [f"{RELEASES}/<version>", LATEST],
             publish="gdelt_forecast.release.publish:publish",
+        ),
+        # After the release: the live rounds' turn of a monthly refresh.
+        Stage(
+            "rounds",
+            "gdelt_forecast.rounds.schedule:refresh_rounds",
+            "round refresh",
+            "open the next live round, and resolve the live rounds that are due",
+            "The rounds' turn of the refresh of --month: open the live round live-<today> when "
+            "the month is the one before today's, and resolve every open live round whose "
+            "target and grace days are over and whose GDELT files are all in (one that lacks "
+            "some waits for the next refresh). Safe to run again.",
+            parameters=(MONTH,),
+            section="rounds",
+            partition="month",
+            after=("release",),
+            reads=lambda cfg, month, *_: [ROUNDS, LEDGER, BRONZE],
         ),
     )
 }

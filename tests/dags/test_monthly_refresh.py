@@ -36,6 +36,7 @@ def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
         "tasks": "llm_server",
         "reasoning": "llm_server",  # a model-server stage, as the stages declare it
         "release": "default_pool",
+        "rounds": "default_pool",
     }
     # A day's three tasks are one mapped group: its process_day waits for its own fetch_day,
     # not for every day's.
