@@ -92,7 +92,7 @@ def round_leaderboard(cfg: Config, round: str | None = None, seed: int = 0) -> S
         if not (folder / QUESTION_SCORES_FILE).exists():
             raise RoundError(f"round {round} is not resolved: `gdelt-forecast round resolve` it")
         summary = Summary(scope=f"round {round}", rounds=[round])
-        summary.rows = _ranked({round: pq.read_table(folder / QUESTION_SCORES_FILE)}, seed)
+        summary.rows = ranked({round: pq.read_table(folder / QUESTION_SCORES_FILE)}, seed)
         return summary
     scored = {}
     for pinned in sorted(root.path(ROUNDS).glob(f"*/{ROUND_JSON}")):
@@ -100,7 +100,7 @@ def round_leaderboard(cfg: Config, round: str | None = None, seed: int = 0) -> S
         if state["state"] == "resolved" and not state["replay"]:
             scored[pinned.parent.name] = pq.read_table(pinned.parent / QUESTION_SCORES_FILE)
     summary = Summary(scope="live rounds", rounds=sorted(scored))
-    summary.rows = _ranked(scored, seed)
+    summary.rows = ranked(scored, seed)
     write_parquet(
         pa.Table.from_pylist(summary.rows, schema=LEADERBOARD),
         root.path(ROUNDS) / LEADERBOARD_FILE,
@@ -121,7 +121,7 @@ class _Entry:
     imputed: int = 0
 
 
-def _ranked(scored: dict[str, pa.Table], seed: int) -> list[dict]:
+def ranked(scored: dict[str, pa.Table], seed: int = 0) -> list[dict]:
     """The leaderboard's rows from each round's per-question scores, best first."""
     by: dict[str, _Entry] = defaultdict(_Entry)
     for round_id, table in scored.items():

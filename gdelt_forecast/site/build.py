@@ -23,7 +23,7 @@ from gdelt_forecast.ground.files import temporary_folder
 from gdelt_forecast.ground.parquet_io import read_rows
 from gdelt_forecast.ground.progress import progress
 from gdelt_forecast.ground.summary import StageSummary
-from gdelt_forecast.site import boards, records, releases, traces
+from gdelt_forecast.site import boards, records, releases, rounds, traces
 from gdelt_forecast.site.render import Pages
 
 log = logging.getLogger(__name__)
@@ -97,7 +97,8 @@ def _build(cfg: Config, root: DataRoot, out: Path) -> SiteSummary:
             traces.write(pages, release, folder)
         run_counts[release.version] = len(folders)
         log.info("site: %s, %d run(s)", release.version, len(folders))
-    releases.write_index(pages, found, run_counts)
+    live = rounds.write(pages, root)
+    releases.write_index(pages, found, run_counts, live)
     return SiteSummary(
         path=str(out), releases=len(found), unsound=sum(bool(r.problems) for r in found),
         runs=sum(run_counts.values()), stories=stories, pages=pages.written,

@@ -64,8 +64,12 @@ def find(releases: Path) -> list[Release]:
     ]  # fmt: skip
 
 
-def write_index(pages: Pages, releases: list[Release], runs: dict[str, int]) -> None:
-    pages.write("index.html", "releases.html", releases=releases, headline=HEADLINE, runs=runs)
+def write_index(pages: Pages, releases: list[Release], runs: dict[str, int], rounds: int) -> None:
+    """The site's first page; ``rounds``: how many live rounds have a page (a link to them)."""
+    pages.write(
+        "index.html", "releases.html", releases=releases, headline=HEADLINE, runs=runs,
+        rounds=rounds,
+    )  # fmt: skip
 
 
 def write_release(pages: Pages, release: Release, files_url: str | None) -> None:

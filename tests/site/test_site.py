@@ -1,11 +1,13 @@
-"""The site's files, read as text: every page kind is there with the release's figures, every
-page sets the Content-Security-Policy, planted markup reaches the pages only escaped, and a
-re-run replaces the site whole but never a folder it did not build."""
+"""The site's files, read as text: every page kind is there with the release's figures (a
+live round's pages too), every page sets the Content-Security-Policy, planted markup reaches
+the pages only escaped, and a re-run replaces the site whole but never a folder it did not
+build."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -13,8 +15,11 @@ import pytest
 from markupsafe import escape
 
 from gdelt_forecast.cli import main
-from gdelt_forecast.site.build import MARKER
+from gdelt_forecast.rounds.questions import open_round
+from gdelt_forecast.rounds.resolve import resolve_round
+from gdelt_forecast.site.build import MARKER, build_site
 from gdelt_forecast.site.render import CSP, slug, web_url
+from tests.rounds.conftest import NOW, OPEN
 from tests.site.conftest import IMG, PAGE_SIZE, SCRIPT
 
 VERSION = "2025.08.0"
@@ -139,3 +144,30 @@ def test_file_names_of_odd_ids_are_plain_and_distinct():
     odd = [slug("meta-llama/Llama 3"), slug("meta-llama_Llama 3"), slug("../../etc/passwd")]
     assert len(set(odd)) == 3 and all(re.fullmatch(r"[A-Za-z0-9._-]+", s) for s in odd)
     assert not any(s.startswith(".") for s in odd)
+
+
+def test_the_site_shows_each_round_its_forecasters_scores_and_answers(demo_cfg, release, tmp_path):
+    root = tmp_path / "data"
+    shutil.copytree(demo_cfg.data_root, root, symlinks=True)
+    settings = demo_cfg.rounds.model_copy(update={"horizons": [4, 9], "grace_days": 0})
+    cfg = demo_cfg.model_copy(update={"data_root": root, "rounds": settings})
+    open_round(cfg, "demo", OPEN, replay=True, now=NOW)
+    resolve_round(cfg, "demo")
+    build_site(cfg, tmp_path / "site")
+    site = tmp_path / "site"
+
+    first = (site / "index.html").read_text()
+    assert 'href="rounds/index.html"' in first
+    index = (site / "rounds/index.html").read_text()
+    assert 'href="../rounds/demo.html"' in index and ">replay<" in index and ">resolved<" in index
+    page = (site / "rounds/demo.html").read_text()
+    for forecaster in ("history", "frequency", "base-rate", "always-0.5"):
+        assert f"<td>{forecaster}</td>" in page or f"<td>{forecaster} " in page
+    questions = pq.read_table(root / "rounds/demo/questions.parquet").to_pylist()
+    assert page.count("<details>") == len(questions)
+    assert len(re.findall(r"<td>(?:yes|no) \(\d+ events\)</td>", page)) == sum(
+        q["kind"] == "binary" for q in questions
+    )
+    for html in (index, page):
+        assert f'content="{escape(CSP)}"' in html
+        assert not re.search(r"""(?:src|href)="(?:https?:)?//""", html)
