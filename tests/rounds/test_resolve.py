@@ -170,3 +170,35 @@ def test_a_live_round_takes_a_forecast_and_refuses_to_resolve_before_its_days_ar
     with pytest.raises(RoundError, match=f"GDELT lists no slot on or after {last} yet"):
         resolve_round(cfg, "live")
     assert not (cfg.data_root / "rounds/live/resolution.parquet").exists()
+
+
+def test_a_round_in_a_bucket_resolves_as_on_a_local_disk(
+    opened, s3_endpoint, s3fs_client, tmp_path
+):
+    """The same replay round opened and resolved with its data root in a bucket (the bronze,
+    the ledger and the silver put there, nothing else): the same questions and answers."""
+    from gdelt_forecast.pipeline.runner import run
+    from tests.conftest import new_bucket
+
+    root = f"{new_bucket()}/demo"
+    local = opened.data_root
+    files = [p for folder in ("bronze", "silver") for p in (local / folder).rglob("*.parquet")]
+    s3fs_client.put([str(p) for p in files],
+                    [f"{root}/{p.relative_to(local).as_posix()}" for p in files])  # fmt: skip
+    machine = tmp_path / "machine"
+    cfg = opened.model_copy(update={
+        "data_root": root,
+        "storage": opened.storage.model_copy(update={"local_dir": machine}),
+    })  # fmt: skip
+    run("round_open", cfg, "bucket", open_date=OPEN, replay=True)
+    summary = run("round_resolve", cfg, "bucket")
+    resolve_round(opened, "demo")
+    assert summary.questions == 30 and summary.voided == 0
+    key = root.removeprefix("s3://")
+    for name in ("questions.parquet", "resolution.parquet"):
+        in_bucket = s3fs_client.cat_file(f"{key}/rounds/bucket/{name}")
+        assert in_bucket == (local / f"rounds/demo/{name}").read_bytes(), name
+    pinned = json.loads(s3fs_client.cat_file(f"{key}/rounds/bucket/round.json"))
+    assert (
+        pinned["state"] == "resolved" and pinned["resolution"]["vintage_sha256"] == summary.vintage
+    )
