@@ -7,6 +7,11 @@ from datetime import date, timedelta
 from gdelt_forecast.ground.errors import StageError
 
 
+def spoken(day: date) -> str:
+    """``day`` as MIRAI writes dates in its prompts: "November 03, 2023"."""
+    return day.strftime("%B %d, %Y")
+
+
 class MonthError(StageError):
     """A month that is not ``YYYY-MM``."""
 

@@ -54,6 +54,7 @@ from gdelt_forecast.ground.data_root import (
     DataRoot,
     round_folder,
 )
+from gdelt_forecast.ground.dates import spoken
 from gdelt_forecast.ground.files import sha256, write_json
 from gdelt_forecast.ground.parquet_io import write_parquet
 from gdelt_forecast.ground.summary import StageSummary
@@ -306,7 +307,7 @@ class _Writer:
     def __init__(self, clock, rc, countries, names, history_start, summary):
         self.clock, self.rc, self.countries, self.names = clock, rc, countries, names
         self.history_start, self.summary = history_start, summary
-        self.opened = _nlp(clock.open_date)
+        self.opened = spoken(clock.open_date)
         # each binary question's answer on the history's last window: the history forecaster's
         self.carried: dict[str, int] = {}
 
@@ -358,7 +359,7 @@ class _Writer:
             "rule": "relation",
             "window_start": target,
             "question": (
-                f"Which relations (CAMEO codes) will {s} take towards {o} on {_nlp(target)}? "
+                f"Which relations (CAMEO codes) will {s} take towards {o} on {spoken(target)}? "
                 "Answer with a dict of first-level codes to lists of second-level codes, "
                 "as MIRAI's queries do; an empty dict says there will be none."
             ),
@@ -391,7 +392,7 @@ class _Writer:
             "threshold": threshold,
             "question": (
                 f"Will {s}'s {QUAD_LABELS[q]} events towards {o} in the {w} days from "
-                f"{_nlp(start)} to {_nlp(target)} number more than {threshold:g}, the mean "
+                f"{spoken(start)} to {spoken(target)} number more than {threshold:g}, the mean "
                 f"of a {w}-day window in the year before {self.opened}?"
             ),
             "resolution_criteria": (
@@ -425,7 +426,7 @@ class _Writer:
             "relation": code,
             "question": (
                 f"Will {s} take a '{name}' action (CAMEO {code}) towards {o} at least once "
-                f"from {_nlp(start)} to {_nlp(target)}?"
+                f"from {spoken(start)} to {spoken(target)}?"
             ),
             "resolution_criteria": (
                 f"Yes if at least one of GDELT's events added from {start} to {target} (UTC) "
@@ -530,10 +531,6 @@ def history_digest(cfg: Config, files: dict[date, str]) -> str:
 
 def _utc(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-def _nlp(day: date) -> str:
-    return day.strftime("%B %d, %Y")  # as MIRAI writes dates
 
 
 def _share(part: int, whole: int) -> float:

@@ -25,18 +25,11 @@ from gdelt_forecast.ground.config import Config
 from gdelt_forecast.ground.data_root import DataRoot
 from gdelt_forecast.ground.files import temporary
 from gdelt_forecast.rounds.ledger import submit_forecasts
+from gdelt_forecast.scoring.answers import answer_dict
 from gdelt_forecast.scoring.rounds import ALWAYS_HALF
 
 BASE_RATE = "base-rate"
 REFERENCES = ("history", "frequency", BASE_RATE, ALWAYS_HALF)
-
-
-def by_first_level(codes: list[str]) -> dict[str, list[str]]:
-    """An answer dict: first-level code -> its second-level codes, each sorted."""
-    grouped: dict[str, list[str]] = {}
-    for code in sorted(set(codes)):
-        grouped.setdefault(code[:2], []).append(code)
-    return grouped
 
 
 def reference_forecasts(
@@ -47,7 +40,7 @@ def reference_forecasts(
     ``pair_relations``: (subject, object) -> its recent relations; ``top``: the frequency
     forecaster's relations."""
     out: dict[str, dict[str, object]] = {name: {} for name in REFERENCES}
-    frequent = by_first_level(top)
+    frequent = answer_dict(top)
     for q in rows:
         qid = q["question_id"]
         if q["kind"] == BINARY:
@@ -55,7 +48,7 @@ def reference_forecasts(
             out["frequency"][qid] = out[BASE_RATE][qid] = q["base_rate"]
             out[ALWAYS_HALF][qid] = 0.5
             continue
-        recent = by_first_level(pair_relations.get((q["subject"], q["object"])) or [])
+        recent = answer_dict(pair_relations.get((q["subject"], q["object"])) or [])
         out["history"][qid] = recent
         out["frequency"][qid] = frequent
         out[BASE_RATE][qid] = recent if q["base_rate"] >= 0.5 else {}

@@ -50,6 +50,7 @@ from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.reference import tables
 from gdelt_forecast.rounds.clock import RoundError
 from gdelt_forecast.rounds.scores import score_round
+from gdelt_forecast.scoring.answers import answer_dict
 
 RESOLUTION_FILE = "resolution.parquet"
 VINTAGE_FILE = "vintage.json"
@@ -333,10 +334,7 @@ def _answer(q: dict, by_day: dict, days: list[date], window: int, published: int
     pair = (q["subject"], q["object"])
     seen = {e for d in days for e in by_day[d].get(pair, ())}
     if q["rule"] == "relation":
-        grouped: dict[str, list[str]] = {}
-        for code in sorted({relation for _, relation in seen}):
-            grouped.setdefault(code[:2], []).append(code)
-        return grouped
+        return answer_dict(list({relation for _, relation in seen}))
     if q["rule"] == "count_above_mean":
         count = len({i for i, r in seen if _quad_classes()[r[:2]] == q["quad_class"]})
         return int(count * window / published > q["threshold"]), count

@@ -20,6 +20,15 @@ _LETTER = re.compile(r"\(([A-D])\)")
 _BARE = re.compile(r"^\W*(?:answer\W*)?([A-D])\W*$", re.IGNORECASE)
 
 
+def answer_dict(codes: list[str]) -> dict[str, list[str]]:
+    """MIRAI's answer dict of second-level CAMEO ``codes``: first-level code -> its codes,
+    sorted (a test set's answer, a round's, a reference forecaster's)."""
+    grouped: dict[str, list[str]] = {}
+    for code in sorted(codes):
+        grouped.setdefault(code[:2], []).append(code)
+    return grouped
+
+
 def parse_prediction(raw: object) -> dict | None:
     """The prediction dict in `raw` (a dict, or a string an agent printed), None if there is none.
 

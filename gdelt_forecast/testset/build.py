@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pyarrow as pa
@@ -23,10 +23,11 @@ import pyarrow as pa
 from gdelt_forecast.ground import duck
 from gdelt_forecast.ground.config import Config
 from gdelt_forecast.ground.data_root import DataRoot
-from gdelt_forecast.ground.dates import month_range
+from gdelt_forecast.ground.dates import month_range, spoken
 from gdelt_forecast.ground.errors import StageError
 from gdelt_forecast.ground.parquet_io import write_parquet
 from gdelt_forecast.ground.summary import StageSummary
+from gdelt_forecast.scoring.answers import answer_dict
 from gdelt_forecast.testset import mirai_compat
 from gdelt_forecast.testset.subset import Item, balance, balanced_subset
 
@@ -90,17 +91,6 @@ class Summary(StageSummary):
         )
 
 
-def answer_dict(answer_list: list[str]) -> dict[str, list[str]]:
-    grouped: dict[str, list[str]] = {}
-    for code in sorted(answer_list):
-        grouped.setdefault(code[:2], []).append(code)
-    return grouped
-
-
-def _nlp(day: date) -> str:
-    return day.strftime("%B %d, %Y")  # "November 03, 2023", as MIRAI writes dates
-
-
 def _rows(pairs: list[dict], horizons: list[int]) -> list[dict]:
     rows = []
     for pair in pairs:
@@ -113,8 +103,8 @@ def _rows(pairs: list[dict], horizons: list[int]) -> list[dict]:
                 "key": key,
                 "horizon": horizon,
                 "cutoff": cutoff,
-                "date_nlp": _nlp(pair["date"]),
-                "cutoff_nlp": _nlp(cutoff),
+                "date_nlp": spoken(pair["date"]),
+                "cutoff_nlp": spoken(cutoff),
                 "answer": json.dumps(answer_dict(pair["answer_list"])),
             }
             row["prompt"] = PROMPT.format(**row)
