@@ -215,7 +215,6 @@ def _published(cfg: Config, days: list[date], last: date) -> list[dict]:
             "file": f.name, "day": date.fromisoformat(f"{f.slot[:4]}-{f.slot[4:6]}-{f.slot[6:8]}"),
             "md5": f.md5, "status": status or "not ingested",
             "pending": status not in FINAL or md5 != f.md5,
-            "ingested_md5": md5,
         })  # fmt: skip
     return found
 
