@@ -78,7 +78,13 @@ def parse_lines(
         parts = line.split()
         name = parts[-1].rsplit("/", 1)[-1] if parts else ""
         match = _NAME.match(name)
-        if len(parts) != 3 or not parts[0].isdigit() or not _MD5.match(parts[1]) or not match:
+        if (
+            len(parts) != 3
+            or not parts[0].isdigit()
+            or not _MD5.match(parts[1])
+            or not match
+            or not _a_moment(match["slot"])  # 14 digits that name no time (a 32nd of July)
+        ):
             listing.malformed += 1
             if listing.malformed <= 5:
                 log.warning("masterfile line %d is malformed: %r", listing.lines, line[:200])
@@ -95,6 +101,14 @@ def parse_lines(
     unique = {(f.key, f.table): f for f in listing.files}
     listing.files = sorted(unique.values(), key=lambda f: (f.slot, f.stream, f.table))
     return listing
+
+
+def _a_moment(slot: str) -> bool:
+    try:
+        datetime.strptime(slot, "%Y%m%d%H%M%S")
+    except ValueError:
+        return False
+    return True
 
 
 def _stream_lines(
