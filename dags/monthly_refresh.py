@@ -11,8 +11,8 @@ per day (a day is processed as soon as it is fetched);
 **reasoning** (the three in the pool `llm_server`: one month's model work at a time);
 **release**, which packages what those built (their records say so) and refuses stale ones;
 then **rounds**: the live rounds' turn (`gdelt-forecast round refresh`, docs/rounds.md), which
-opens the next live round when the month is the one before today's, and resolves the live
-rounds that are due and whose GDELT files are all in.
+resolves the live rounds that are due and whose GDELT files are all in, and opens the live
+round the release names (a release built in the month after its own names one).
 
 **days** fails at once if a day of the month has no bronze, unless the param `partial` is
 true (then it leaves such days out); a month without any never reaches a release. Errors no

@@ -813,16 +813,17 @@ STAGES: dict[str, Stage] = {
             "rounds",
             "gdelt_forecast.rounds.schedule:refresh_rounds",
             "round refresh",
-            "open the next live round, and resolve the live rounds that are due",
-            "The rounds' turn of the refresh of --month: open the live round live-<today> when "
-            "the month is the one before today's, and resolve every open live round whose "
+            "resolve the live rounds that are due, and open the one the month's release names",
+            "The rounds' turn of the refresh of --month: resolve every open live round whose "
             "target and grace days are over and whose GDELT files are all in (one that lacks "
-            "some waits for the next refresh). Safe to run again.",
+            "some waits for the next refresh), then open the live round the month's release "
+            "names (live-<build date>, where the release was built in the month after its "
+            "own). Safe to run again.",
             parameters=(MONTH,),
             section="rounds",
             partition="month",
             after=("release",),
-            reads=lambda cfg, month, *_: [ROUNDS, LEDGER, BRONZE],
+            reads=lambda cfg, month, *_: [ROUNDS, LEDGER, BRONZE, "releases/*/manifest.json"],
         ),
     )
 }

@@ -14,7 +14,9 @@ the way. Then three steps: package (:func:`_package`), score the baselines
 (:func:`_score`), seal (:func:`_seal`: statistics, card, Croissant, manifest). It is written
 into a hidden folder beside its final place and renamed into place; an existing version is
 never touched. ``releases/LATEST`` names the newest version. Everything but the manifest's
-``created`` is a function of the inputs, config and code, so a rebuild gives the same bytes.
+``created`` and the live round named (``round``: a release built in the month after its own
+names the round its refresh opens, ``live-<build date>``) is a function of the inputs, config
+and code, so a rebuild gives the same bytes.
 """
 
 from __future__ import annotations
@@ -43,10 +45,12 @@ from gdelt_forecast.contract.names import (
     QUERIES,
     REASONING,
     SPLITS,
+    live_round,
+    version_key,
 )
 from gdelt_forecast.ground import dates, duck
 from gdelt_forecast.ground.config import Config
-from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.data_root import ROUND_QUESTIONS, DataRoot, round_folder
 from gdelt_forecast.ground.errors import StageError
 from gdelt_forecast.ground.files import (
     entry,
@@ -173,13 +177,15 @@ def next_version(root: Path, month: str) -> str:
     return f"{stem}.{n}"
 
 
-def _version_key(name: str) -> tuple:
-    return tuple(int(p) if p.isdigit() else -1 for p in re.split(r"[.\-_]", name))
-
-
 def build_release(
-    cfg: Config, month: str, version: str | None = None, history_start: date | None = None
+    cfg: Config,
+    month: str,
+    version: str | None = None,
+    history_start: date | None = None,
+    now: datetime | None = None,
 ) -> Summary:
+    """Release ``month`` (the module's doc); ``now`` (UTC, this machine's clock by default)
+    decides the live round the release names, the one its refresh opens after it."""
     try:
         start, last = dates.history(month, history_start or cfg.release.history_start)
     except dates.MonthError as exc:
@@ -203,6 +209,7 @@ def build_release(
     phases: dict[str, float] = {}
     try:
         meta = _package(cfg, month, version, (start, last), records, tmp, phases)
+        meta["round"] = _live_round(month, (now or datetime.now(UTC)).date())
         with _timed(phases, "baselines"):
             meta["baselines"] = _score(cfg, tmp)
         rows = _seal(meta, tmp, phases)
@@ -225,6 +232,19 @@ def build_release(
         bytes=sum(p.stat().st_size for p in files),
         phases=phases,
     )
+
+
+def _live_round(month: str, today: date) -> dict | None:
+    """The live round that the month's refresh opens after this release, built ``today``:
+    where it will lie in the data root (``round refresh`` opens the one the release names)."""
+    round_id = live_round(month, today)
+    if round_id is None:
+        return None
+    return {
+        "round": round_id,
+        "open_date": today.isoformat(),
+        "questions": f"{round_folder(round_id)}/{ROUND_QUESTIONS}",
+    }
 
 
 @contextmanager
@@ -424,6 +444,7 @@ def _seal(meta: dict, out: Path, phases: dict[str, float]) -> dict[str, int]:
             "tasks",
             "openforecast",
             "reasoning",
+            "round",
         )
         write_json(
             out / MANIFEST,
@@ -477,7 +498,7 @@ def _gdelt_slots(cfg: Config, start: date, last: date, path: Path) -> dict:
 def stays_latest(current: str | None, version: str) -> bool:
     """Whether LATEST keeps naming ``current`` (a release there is) when ``version`` is
     added: it does when an older month was rebuilt, so the newest stays newest."""
-    return bool(current) and _version_key(current) > _version_key(version)
+    return bool(current) and version_key(current) > version_key(version)
 
 
 def _update_latest(root: Path, version: str) -> None:

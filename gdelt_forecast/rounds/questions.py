@@ -133,10 +133,12 @@ def open_round(
     deadline: datetime | None = None,
     replay: bool = False,
     now: datetime | None = None,
+    release: str | None = None,
 ) -> Summary:
     """Open round ``round_id`` in ``rounds/<round_id>/`` of the data root (``cfg``'s,
     local: the runner hands a bucket's working copy). ``now`` (UTC, this machine's clock by
-    default) decides live or replay, and is when the reference forecasters submit."""
+    default) decides live or replay, and is when the reference forecasters submit;
+    ``release`` is the release that names the round (``round refresh``'s)."""
     rc = cfg.rounds
     now = now or datetime.now(UTC)
     clock = Clock.opened(round_id, open_date, now.date(), deadline, tuple(rc.horizons), replay)
@@ -161,7 +163,7 @@ def open_round(
         staged.unlink(missing_ok=True)
     write_json(
         folder / ROUND_JSON,
-        _round_json(cfg, clock, files, history_start, digest, summary),
+        _round_json(cfg, clock, files, history_start, digest, summary) | {"release": release},
     )
     submit_references(cfg, round_id, found.references, now=now)
     summary.references = len(found.references)

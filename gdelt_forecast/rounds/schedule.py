@@ -1,13 +1,16 @@
 """``gdelt-forecast round refresh --month YYYY-MM``, and ``monthly_refresh``'s ``rounds``
 task after its release: the live rounds' turn of a monthly refresh.
 
-- **Opens the next live round**, ``live-<today>``, on today's date (UTC), when the month
-  refreshed is the one before today's: only the newest month's refresh asks about days to
-  come (refreshing an older month by hand opens none, and says so). Opening it again the
-  same day leaves it as it is.
 - **Resolves every live round that is due**: open, and its last target day and grace days
   over. One whose GDELT files are not all in yet waits for the next refresh (the summary
   names what it lacks) instead of failing the run; replays are resolved by hand.
+- **Opens the next live round**, the one the month's release names in its card and
+  manifest: ``live-<build date>``, when the release was built in the month after its own
+  (only the newest month's refresh asks about days to come; a release built later names
+  none, and none is opened). Without a release of the month yet, the round is the one such a
+  release would name today. A named round that can no longer open live (the refresh ran
+  past its open date) fails the step, after the resolutions, rather than leave a card
+  naming a round that does not exist.
 
 Both are idempotent: a second run of the same day opens and resolves nothing new.
 """
@@ -18,9 +21,9 @@ import json
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
+from gdelt_forecast.contract.names import MANIFEST, live_round, version_key
 from gdelt_forecast.ground.config import Config
 from gdelt_forecast.ground.data_root import ROUND_JSON, ROUNDS, DataRoot
-from gdelt_forecast.ground.dates import month_range
 from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.rounds.clock import RoundError
 from gdelt_forecast.rounds.questions import open_round
@@ -53,13 +56,6 @@ def refresh_rounds(cfg: Config, month: str, now: datetime | None = None) -> Summ
     now = now or datetime.now(UTC)
     today = now.date()
     summary = Summary(month=month)
-    _, last = month_range(month)
-    if last != today.replace(day=1) - timedelta(days=1):
-        summary.not_opened = f"{month} is not the month before {today:%Y-%m}"
-    else:
-        round_id = f"live-{today.isoformat()}"
-        with partition_lock(cfg, "round", round_id):  # the lock of the round's own steps
-            summary.opened = open_round(cfg, round_id, today, now=now).round_id
     for round_id, pinned in _open_rounds(cfg):
         if pinned["replay"] or not _due(pinned, today):
             continue
@@ -69,7 +65,30 @@ def refresh_rounds(cfg: Config, month: str, now: datetime | None = None) -> Summ
             summary.resolved.append(round_id)
         except RoundError as exc:
             summary.waiting[round_id] = str(exc)
+    release, named = _named_round(cfg, month, today)
+    if named is None:
+        summary.not_opened = (
+            f"release {release} of {month} names none" if release
+            else f"{month} is not the month before {today:%Y-%m}"
+        )  # fmt: skip
+        return summary
+    round_id, open_date = named["round"], date.fromisoformat(named["open_date"])
+    with partition_lock(cfg, "round", round_id):  # the lock of the round's own steps
+        summary.opened = open_round(cfg, round_id, open_date, now=now, release=release).round_id
     return summary
+
+
+def _named_round(cfg: Config, month: str, today: date) -> tuple[str | None, dict | None]:
+    """The month's newest release (its highest version) and the live round it names; without
+    a release of the month, the round one built today would name."""
+    releases = DataRoot(cfg.data_root).releases
+    manifests = (json.loads(p.read_text(encoding="utf-8")) for p in releases.glob(f"*/{MANIFEST}"))
+    ours = [m for m in manifests if m["month"] == month]
+    if ours:
+        newest = max(ours, key=lambda m: version_key(m["version"]))
+        return newest["version"], newest.get("round")
+    round_id = live_round(month, today)
+    return None, round_id and {"round": round_id, "open_date": today.isoformat()}
 
 
 def _open_rounds(cfg: Config) -> list[tuple[str, dict]]:

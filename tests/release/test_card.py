@@ -28,6 +28,10 @@ def test_the_demo_card_has_the_local_models_note_and_nothing_empty(release):
     assert "`all-MiniLM-L6-v2-onnx-int8` is sentence-transformers' all-MiniLM-L6-v2" in text
     assert "Empty in this release" not in text and "Left out of these files" not in text
     assert text.endswith("they are included for research use only.\n")
+    # Built long after 2025-09, it names no live round (tests/rounds/test_schedule.py has one
+    # built on its refresh's day).
+    assert manifest(release)["round"] is None
+    assert "No live round was opened with this release: it was built after the month" in text
 
 
 def test_what_the_demo_has_none_of_is_said(release):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from gdelt_forecast.release.build import PLACES as RELEASED
 from tests.conftest import copy_worktree, free_port
 from tests.release.conftest import REPO
 
@@ -157,10 +159,36 @@ def test_the_readme_runs_as_written(demo_cfg, release, tmp_path):
     out = done.stdout + done.stderr
     assert done.returncode == 0, out[-6000:]
     assert re.search(r"build_testset manual__\S+: success", out)
-    assert re.search(r"monthly_refresh manual__\S+: success", out)
+    refresh = re.search(r"monthly_refresh (manual__\S+): success", out)
+    assert refresh
+    _ran_every_month_stage_and_released_it(work / "demo-data", refresh[1])
     assert re.search(r"mirai/MIRAI/data_kg.csv: [\d,]+ bytes, sha256 as listed", out)
     assert re.search(r"release verify demo-data/releases/\S+: sound", out)
     assert "accuracy" in out and "MIRAI scores over" in out
+
+
+def _ran_every_month_stage_and_released_it(root: Path, run_id: str) -> None:
+    """docs/airflow.md's `monthly_refresh` of the demo month, under the scheduler and its
+    LocalExecutor: each month stage ran in that run, and its release (the newest) holds each
+    stage's files byte for byte, with the stage's inputs in its manifest (the same month on a
+    bucket, under Celery: tests/bench/test_celery_month.py)."""
+    release = root / "releases" / (root / "releases/LATEST").read_text().strip()
+    manifest = json.loads((release / "manifest.json").read_text())
+    assert manifest["month"] == "2025-08"
+    # As `make demo`: 3 cuts (tasks.cuts_per_timeline) of each of the two stories.
+    assert manifest["tasks"]["records"] == dict.fromkeys(
+        ("STF", "LTF", "AQA", "MCNC", "MCAC", "VQA"), 6
+    )
+    for stage, places in RELEASED.items():
+        folder = root / stage / "2025-08"
+        record = json.loads((folder / "_record.json").read_text())
+        assert record["run"]["id"] == run_id, stage
+        assert manifest["stages"][stage]["inputs"] == record["inputs"]
+        assert record["files"], stage
+        for item in record["files"]:
+            prefix, place = next((p, to) for p, to in places if item["path"].startswith(p))
+            released = release / (place + item["path"].removeprefix(prefix))
+            assert released.read_bytes() == (folder / item["path"]).read_bytes(), item["path"]
 
 
 def test_the_loading_example_imports_only_what_make_demo_installs():

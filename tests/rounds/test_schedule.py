@@ -1,10 +1,12 @@
 """The rounds' turn of a monthly refresh (``round refresh``, ``monthly_refresh``'s ``rounds``
-task): the newest month's refresh opens the next live round, every due live round is
-resolved, a round that lacks files waits, and a second run changes nothing."""
+task): the newest month's refresh opens the next live round, the one its release names,
+every due live round is resolved, a round that lacks files waits, and a second run changes
+nothing."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import UTC, datetime, timedelta
 
 import pyarrow as pa
@@ -13,6 +15,8 @@ import pytest
 from gdelt_forecast.gdelt import ledger
 from gdelt_forecast.ground.config import Config
 from gdelt_forecast.ground.parquet_io import write_parquet
+from gdelt_forecast.release.build import build_release
+from gdelt_forecast.rounds.clock import RoundError
 from gdelt_forecast.rounds.questions import open_round
 from gdelt_forecast.rounds.schedule import refresh_rounds
 from tests.rounds.conftest import NOW, OPEN, demo_root
@@ -61,3 +65,30 @@ def test_an_older_months_refresh_opens_none_and_a_round_lacking_files_waits(with
     assert "20250812220000.mentions.CSV.zip" in summary.waiting["live"]
     assert state(cfg, "live") == "open"
     assert not (cfg.data_root / "rounds/live-2025-09-02").exists()
+
+
+def test_the_round_opened_is_the_one_the_months_release_names(with_live_round):
+    """A release built on the refresh's day names the round in its manifest and card; the
+    refresh opens that round, an hour later, and pins the release in round.json."""
+    cfg = with_live_round
+    release = build_release(cfg, "2025-08", now=REFRESH)
+    folder = cfg.data_root / "releases" / release.version
+    named = json.loads((folder / "manifest.json").read_text())["round"]
+    assert named == {
+        "round": "live-2025-09-02",
+        "open_date": "2025-09-02",
+        "questions": "rounds/live-2025-09-02/questions.parquet",
+    }
+    assert (
+        "opens the live\nround `live-2025-09-02` right after it"
+        in (folder / "README.md").read_text()
+    )
+    summary = refresh_rounds(cfg, "2025-08", now=REFRESH + timedelta(hours=1))
+    assert summary.opened == "live-2025-09-02"
+    pinned = json.loads((cfg.data_root / "rounds/live-2025-09-02/round.json").read_text())
+    assert (pinned["release"], pinned["open_date"]) == (release.version, "2025-09-02")
+    # The next day the named round can no longer open live: the step fails, naming it, after
+    # resolving what was due (nothing more here).
+    shutil.rmtree(cfg.data_root / "rounds/live-2025-09-02")
+    with pytest.raises(RoundError, match="open date 2025-09-02 is before today"):
+        refresh_rounds(cfg, "2025-08", now=REFRESH + timedelta(days=1))
