@@ -87,14 +87,17 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# On two workers (pytest-xdist), file by file, the files of the tests marked long first; then,
+# On three workers (pytest-xdist) though the machine has two cores: much of the suite waits
+# (servers starting, a scheduler's loop, politeness delays, a deadline passing), and a third
+# worker fills that time (453.6 s against 513.5 s on two and 540.1 s on four, one clone at one
+# pace: docs/benchmarks.md). File by file, the files of the tests marked long first; then,
 # one at a time, those marked alone, which compare machine-wide state that a test beside them
 # would change. Their run collects only the files that mark any (the whole suite's collection
 # costs it seconds), and reads the demo month the first run made (tests/conftest.py, made_once).
 ALONE = $(shell grep -rl --include='test_*.py' 'mark\.alone' tests)
 test: lint compile
 	made=$$(mktemp -d) && trap 'rm -rf "$$made"' EXIT && \
-	TESTS_MADE_ONCE=$$made $(BIN)/pytest -q -n 2 --dist loadscope --no-loadscope-reorder \
+	TESTS_MADE_ONCE=$$made $(BIN)/pytest -q -n 3 --dist loadscope --no-loadscope-reorder \
 		-m "not alone" && \
 	TESTS_MADE_ONCE=$$made $(BIN)/pytest -q -m alone $(ALONE)
 

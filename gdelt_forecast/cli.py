@@ -277,6 +277,8 @@ def _baseline(args: argparse.Namespace, cfg: Config) -> int:
     from gdelt_forecast.environment import release_folder
 
     folder = release_folder(args.release, cfg)
+    if args.task and args.round:
+        raise UsageError("--task and --round: a round asks relation queries only")
     if args.task:
         if args.method != "llm":
             raise UsageError("--task: the tasks are answered by --method llm")
@@ -287,7 +289,7 @@ def _baseline(args: argparse.Namespace, cfg: Config) -> int:
         else:
             _print(args, run("reasoning_baseline", cfg, folder, args.task))
         return 0
-    _print(args, run("baseline", cfg, folder, args.method, args.split))
+    _print(args, run("baseline", cfg, folder, args.method, args.split, round=args.round))
     return 0
 
 

@@ -47,6 +47,7 @@ from gdelt_forecast.ground.progress import progress
 from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.ground.wellformed import mended
 from gdelt_forecast.pipeline.stage_record import digest
+from gdelt_forecast.rounds import entrants
 from gdelt_forecast.scoring import evaluate
 from gdelt_forecast.scoring.mirai import clean_prediction, score_query
 from gdelt_forecast.scoring.queries import load_queries
@@ -74,6 +75,7 @@ class AgentSummary(StageSummary):
     resumed: int = 0
     seconds: float = 0.0
     path: str = ""
+    submitted: str | None = None  # a round's run: the submission's line
 
     def line(self) -> str:
         states = ", ".join(f"{k} {v}" for k, v in self.end_states.items() if v)
@@ -81,7 +83,7 @@ class AgentSummary(StageSummary):
             f"agent {self.run} on {self.release}: {self.queries} queries x {self.samples} "
             f"({self.resumed} resumed); {states}; {self.prompt_tokens:,} prompt + "
             f"{self.completion_tokens:,} completion tokens ({self.seconds:.1f} s)",
-            evaluate.render(self.scores),
+            self.submitted or evaluate.render(self.scores),
         ]
         for name, scores in self.consistency.items():  # MIRAI's Figure 4a, with --samples
             f1 = (scores[level]["f1"] for level in ("first_level", "second_level"))
@@ -105,8 +107,11 @@ def run_name(cfg: Config, split: str, action: str, apis: str, samples: int) -> s
 
 def run_agents(
     cfg: Config, release: str, split: str = "subset", action: str = "function",
-    apis: str = "all", samples: int = 1,
+    apis: str = "all", samples: int = 1, round: str | None = None,
 ) -> AgentSummary:  # fmt: skip
+    """Run the agents on the release's ``split``, scored; or, given ``round``, on the round's
+    relation queries over the release's history before its open date, submitted to the round
+    as ``agent-<action>-<apis>`` (:mod:`gdelt_forecast.rounds.entrants`)."""
     if split not in QUERIES or action not in ACTIONS or apis not in prompts.APIS or samples < 1:
         raise AgentError(
             f"agent: split {split!r}, action {action!r}, apis {apis!r}, samples {samples}: "
@@ -118,10 +123,14 @@ def run_agents(
     t0, before = time.monotonic(), mended()
     folder = release_folder(release, cfg)
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    if round is not None:
+        split = f"round-{round}"
+        _, rows = entrants.relation_queries(cfg, round)
+    else:
+        rows = pq.read_table(folder / QUERIES[split], columns=_COLUMNS).to_pylist()
     name = run_name(cfg, split, action, apis, samples)
     out = DataRoot(cfg.data_root).agents / folder.name / name
     journal = _Journal(out / "journal")
-    rows = pq.read_table(folder / QUERIES[split], columns=_COLUMNS).to_pylist()
     done = journal.finished()
     todo = [(r, k) for r in rows for k in range(samples) if (r["query_id"], k) not in done]
     history_start = date.fromisoformat(manifest["history"]["start"]).strftime("%B %d, %Y")
@@ -129,11 +138,18 @@ def run_agents(
     if not layers and (out / "run.json").exists():  # every query resumed: as the run said
         layers = json.loads((out / "run.json").read_text(encoding="utf-8"))["sandbox_layers"]
     runs, steps = journal.read()
-    queries = load_queries(folder / QUERIES[split])
     predictions = {r["query_id"]: r["answer"] or {} for r in runs if r["sample"] == 0}
-    scores = evaluate.score(queries, predictions)
-    consistency = _consistency(queries, runs, samples) if samples > 1 else {}
+    scores, consistency, submitted = {}, {}, None
+    if round is None:
+        queries = load_queries(folder / QUERIES[split])
+        scores = evaluate.score(queries, predictions)
+        consistency = _consistency(queries, runs, samples) if samples > 1 else {}
     _write(out, runs, steps, predictions)
+    if round is not None:  # the answers are the round's to score, once it resolves
+        submitted = entrants.submit_answers(
+            cfg, round, f"agent-{action}-{apis}", cfg.llm.model, predictions,
+            out / "submission.jsonl",
+        ).line()  # fmt: skip
     summary = AgentSummary(
         release=folder.name,
         run=name,
@@ -147,6 +163,7 @@ def run_agents(
         resumed=len(done),
         seconds=time.monotonic() - t0,
         path=str(out),
+        submitted=submitted,
     )
     meta = {
         "release": folder.name,
@@ -156,6 +173,7 @@ def run_agents(
         "action": action,
         "apis": apis,
         "split": split,
+        "round": round,
         "samples": samples,
         "prompt_version": prompts.PROMPT_VERSION,
         "agents": cfg.agents.model_dump(mode="json"),
@@ -168,7 +186,8 @@ def run_agents(
         "summary": summary.to_dict(),
     }
     write_json(out / "run.json", meta)
-    leaderboard.add(out.parent / leaderboard.FILE, meta)
+    if round is None:  # a round's runs are ranked on the round's leaderboard
+        leaderboard.add(out.parent / leaderboard.FILE, meta)
     return summary
 
 

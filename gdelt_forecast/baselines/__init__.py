@@ -31,11 +31,17 @@ import pyarrow.parquet as pq
 from gdelt_forecast.contract.names import BASELINES, QUERIES
 from gdelt_forecast.environment import CAMEOCode, Date, DateRange, Environment, ISOCode
 from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.data_root import DataRoot
+from gdelt_forecast.ground.errors import StageError
 from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.scoring import evaluate
 from gdelt_forecast.scoring.queries import load_queries
 
 ALL_METHODS = (*BASELINES, "llm")
+
+
+class BaselineError(StageError):
+    """A baseline that cannot run as asked."""
 
 
 def _by_first_level(codes: list[str]) -> dict[str, list[str]]:
@@ -78,8 +84,16 @@ class Summary(StageSummary):
     scores: dict = field(repr=False)
     seconds: float = 0.0
     llm: dict | None = None  # the llm method's call counts and tokens
+    submitted: str | None = None  # a round's run: the submission's line
 
     def line(self) -> str:
+        if self.submitted:
+            calls = self.llm or {}
+            return (
+                f"baseline {self.method} on {self.split} ({self.queries} queries, "
+                f"{calls.get('calls', 0)} llm calls, {calls.get('failed', 0)} failed): "
+                f"{self.submitted}"
+            )
         first, second = self.scores["first_level"], self.scores["second_level"]
         calls = f"; {self.llm['calls']} llm calls, {self.llm['failed']} failed" if self.llm else ""
         return (
@@ -90,18 +104,47 @@ class Summary(StageSummary):
         )
 
 
-def run_baseline(cfg: Config, folder: Path, method: str, split: str = "test") -> Summary:
-    """Forecast every query of ``split`` with ``method`` and score the forecasts."""
+def run_baseline(
+    cfg: Config, folder: Path, method: str, split: str = "test", round: str | None = None
+) -> Summary:
+    """Forecast every query of ``split`` with ``method`` and score the forecasts; or, given
+    ``round`` (``llm`` only), answer the round's relation queries and submit the answers to
+    it as ``direct-io`` (:mod:`gdelt_forecast.rounds.entrants`)."""
+    if round is not None and method != "llm":
+        raise BaselineError(
+            f"--round {round}: the reference forecasters (history, frequency, base rate, "
+            "always 0.5) submit when the round opens; --round takes --method llm"
+        )
     if method == "llm":
-        path = folder / QUERIES[split]
         # Here, not at the top: the llm package (and openai) loads only when an LLM is asked.
-        from gdelt_forecast.baselines.direct import direct_io, enter
+        from gdelt_forecast.baselines.direct import COLUMNS, direct_io, enter
 
-        predictions, llm = direct_io(folder, path, cfg)
+        if round is not None:
+            return _direct_io_round(cfg, folder, round)
+        path = folder / QUERIES[split]
+        rows = pq.read_table(path, columns=COLUMNS).to_pylist()
+        calls = DataRoot(cfg.data_root).baselines / folder.name / "llm_calls.parquet"
+        predictions, llm = direct_io(rows, cfg, calls)
         scores = evaluate.score(load_queries(path), predictions)
         enter(cfg, folder.name, split, scores, llm, len(predictions))
         return Summary(folder.name, method, split, len(predictions), scores, llm=llm)
     return run_baselines(cfg, folder, [method], [split])[method, split]
+
+
+def _direct_io_round(cfg: Config, folder: Path, round_id: str) -> Summary:
+    """Direct IO on a round's relation queries, submitted; its calls and submission under
+    ``baselines/<release>/round-<id>/`` (the model alone answers: it reads no data)."""
+    from gdelt_forecast.baselines.direct import direct_io
+    from gdelt_forecast.rounds import entrants
+
+    _, rows = entrants.relation_queries(cfg, round_id)
+    out = DataRoot(cfg.data_root).baselines / folder.name / f"round-{round_id}"
+    predictions, llm = direct_io(rows, cfg, out / "llm_calls.parquet")
+    submitted = entrants.submit_answers(
+        cfg, round_id, "direct-io", cfg.llm.model, predictions, out / "submission.jsonl"
+    )
+    return Summary(folder.name, "llm", f"round-{round_id}", len(predictions), {}, llm=llm,
+                   submitted=submitted.line())  # fmt: skip
 
 
 def run_baselines(

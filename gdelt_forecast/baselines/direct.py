@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 from typing import Annotated
 
-import pyarrow.parquet as pq
 from pydantic import ConfigDict, Field
 
 from gdelt_forecast.agents import leaderboard
@@ -38,21 +37,20 @@ def _read_answer(text: str) -> dict:
     return prediction
 
 
-def direct_io(folder: Path, path: Path, cfg: Config) -> tuple[dict[str, object], dict]:
-    """MIRAI's Direct IO: one chat per query, the answer dict as the prediction (a failed
-    call predicts nothing, as an unparseable answer scores in MIRAI)."""
+# The query rows' columns Direct IO reads (testset/queries.parquet's, or a round's relation
+# queries as rounds.entrants gives them).
+COLUMNS = [
+    "query_id", "date", "subject", "subject_name", "object", "object_name", "date_nlp",
+    "cutoff_nlp",
+]  # fmt: skip
+
+
+def direct_io(rows: list[dict], cfg: Config, calls: Path) -> tuple[dict[str, object], dict]:
+    """MIRAI's Direct IO: one chat per query row (``COLUMNS``), the answer dict as the
+    prediction (a failed call predicts nothing, as an unparseable answer scores in MIRAI);
+    the calls logged to ``calls``."""
     system = (PROMPTS / "system.txt").read_text(encoding="utf-8").strip().format()
     query = (PROMPTS / "query.txt").read_text(encoding="utf-8").strip()
-    columns = [
-        "query_id",
-        "date",
-        "subject",
-        "subject_name",
-        "object",
-        "object_name",
-        "date_nlp",
-        "cutoff_nlp",
-    ]
     requests = [
         Request(
             r["query_id"],
@@ -76,11 +74,11 @@ def direct_io(folder: Path, path: Path, cfg: Config) -> tuple[dict[str, object],
             "forecast",
             _read_answer,
         )
-        for r in pq.read_table(path, columns=columns).to_pylist()
+        for r in rows
     ]
     t0 = time.monotonic()
     results = run(cfg, requests)
-    write_calls(DataRoot(cfg.data_root).baselines / folder.name / "llm_calls.parquet", results)
+    write_calls(calls, results)
     predictions = {r.key: r.answer or {} for r in results}
     return predictions, summarize(results, time.monotonic() - t0).to_dict()
 

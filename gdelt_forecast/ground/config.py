@@ -329,7 +329,16 @@ class RoundsConfig(_Section):
         2,
         ge=0,
         description='First-level relations asked about per pair ("at least once in the '
-        "window\"): the pair's most frequent in the history.",
+        'window"), among those base_rate_range admits: the nearest to even odds first.',
+    )
+    base_rate_range: list[Annotated[float, Field(ge=0, le=1)]] = Field(
+        [0.2, 0.8],
+        min_length=2,
+        max_length=2,
+        description='[low, high]: a relation is asked about ("at least once in the window") '
+        "only where the pair took it in this share of the history's windows, so that no "
+        "question asks what the history already settles (a relation taken in every window, or "
+        "in almost none); the others are counted as left out. [0, 1] admits every relation.",
     )
     horizons: list[Annotated[int, Field(ge=1)]] = Field(
         [1, 7, 30],
@@ -346,6 +355,13 @@ class RoundsConfig(_Section):
     attempts: int = Field(
         50, ge=1, description="Candidates drawn per pick of the pairs' balanced draw."
     )
+
+    @field_validator("base_rate_range")
+    @classmethod
+    def _low_then_high(cls, value: list[float]) -> list[float]:
+        if value[0] > value[1]:
+            raise ValueError(f"{value}: low above high")
+        return value
 
 
 class ReleaseConfig(_Section):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import yaml
-from annotated_types import Ge, Gt, Le, Lt, MinLen
+from annotated_types import Ge, Gt, Le, Lt, MaxLen, MinLen
 from pydantic import BaseModel, IPvAnyAddress
 from pydantic.fields import FieldInfo
 
@@ -123,9 +123,20 @@ def type_text(annotation: Any, constraints: list[Any] | tuple[Any, ...] = ()) ->
     return _bounded(_NAMES[annotation], constraints)
 
 
+def _length(shortest: int | None, longest: int | None) -> str:
+    def items(n: int) -> str:
+        return f"{n} item{'s' * (n != 1)}"
+
+    if shortest == longest:
+        return f"exactly {items(shortest)}"
+    bounds = [f"at least {items(shortest)}"] * (shortest is not None)
+    return ", ".join(bounds + [f"at most {items(longest)}"] * (longest is not None))
+
+
 def _bounded(name: str, constraints: list[Any] | tuple[Any, ...]) -> str:
     """``name`` with its bounds (``1 ≤ int ≤ 64``, ``float > 0``) and other constraints."""
     low = high = None  # (value, strict)
+    shortest = longest = None  # a list's bounds on its length
     notes = []
     for c in constraints:
         if isinstance(c, Ge | Gt):
@@ -133,11 +144,15 @@ def _bounded(name: str, constraints: list[Any] | tuple[Any, ...]) -> str:
         elif isinstance(c, Le | Lt):
             high = (c.le, False) if isinstance(c, Le) else (c.lt, True)
         elif isinstance(c, MinLen):
-            notes.append(f"at least {c.min_length} item{'s' * (c.min_length != 1)}")
+            shortest = c.min_length
+        elif isinstance(c, MaxLen):
+            longest = c.max_length
         elif getattr(c, "pattern", None):
             notes.append(f"matching `{c.pattern}`")
         else:  # a constraint this page had no words for would go unsaid
             raise TypeError(f"config_doc: no wording for the constraint {c!r} of {name}")
+    if shortest is not None or longest is not None:
+        notes.insert(0, _length(shortest, longest))
     if low and high:
         text = f"{low[0]} {'<' if low[1] else '≤'} {name} {'<' if high[1] else '≤'} {high[0]}"
     elif low:

@@ -105,6 +105,13 @@ ROUND = Parameter(
     {"type": "string", "pattern": ROUND_ID_PATTERN},
     required=True,
 )
+# A model forecaster's round: its relation queries, instead of a release's test set.
+FOR_ROUND = Parameter(
+    "round",
+    "answer this round's relation queries instead (over the release's history before the "
+    "round's open date) and submit the answers to the round",
+    {"type": "string", "pattern": ROUND_ID_PATTERN},
+)
 # Who forecasts in a round, and with what.
 FORECASTER = Parameter(
     "forecaster",
@@ -575,6 +582,7 @@ STAGES: dict[str, Stage] = {
                     "queries",
                     {"type": "string", "enum": [*TASKS, *REASONING]},
                 ),
+                FOR_ROUND,
             ),  # fmt: skip
             section="baseline",
             model_server=True,
@@ -629,6 +637,7 @@ STAGES: dict[str, Stage] = {
                     {"type": "integer", "minimum": 1},
                     default=1,
                 ),
+                FOR_ROUND,
             ),  # fmt: skip
             section="agents",
             model_server=True,

@@ -25,7 +25,10 @@ The questions (``questions.parquet``, one row each, ``RULES``):
   root holds; the mean of the rolling windows when it holds every day). A class the pair never
   took in the history gives no question (counted: ``left_out``).
 - ``relation_at_least_once``: whether the pair takes a first-level relation at least once in
-  that window, for the pair's ``rounds.relations_per_pair`` most frequent relations.
+  that window, for ``rounds.relations_per_pair`` of the pair's relations: those the pair took
+  in a share of the history's windows within ``rounds.base_rate_range``, the nearest to even
+  odds first (a relation taken in every window would ask what the history settles); a
+  missing one is counted (``left_out``).
 
 Each has its ``background`` (from the history only) and ``base_rate``, the background's own
 probability of yes (for ``relation``: the share of the history's days the pair had any event).
@@ -321,6 +324,12 @@ class _Writer:
             (k for k in series if k.startswith("code")),
             key=lambda k: (-series[k]["total"], k),
         )
+        low, high = self.rc.base_rate_range
+        # The relations whose history leaves the question open, the nearest to even odds first.
+        open_ = sorted(
+            (k for k in codes if low <= series[k]["any_share"] <= high),
+            key=lambda k: (abs(series[k]["any_share"] - 0.5), -series[k]["total"], k),
+        )[: self.rc.relations_per_pair]
         for horizon, target in self.clock.target_days().items():
             start = target - timedelta(days=self.rc.window_days - 1)
             base = {
@@ -344,8 +353,13 @@ class _Writer:
                     self._left_out("class never taken in the history")
                     continue
                 rows.append(self._count(base, tag, q, found, s, o, start, target))
-            for key in codes[: self.rc.relations_per_pair]:
+            for key in open_:
                 rows.append(self._once(base, tag, key[4:], series[key], s, o, start, target))
+            if len(open_) < self.rc.relations_per_pair:
+                self._left_out(
+                    "fewer relations than relations_per_pair within base_rate_range",
+                    self.rc.relations_per_pair - len(open_),
+                )
         return rows
 
     def _relation(self, base, tag, any_, series, codes, s, o, target) -> dict:
@@ -451,8 +465,8 @@ class _Writer:
     def _region(self, iso: str) -> str | None:
         return (self.countries.get(iso) or {}).get("continent")
 
-    def _left_out(self, why: str) -> None:
-        self.summary.left_out[why] = self.summary.left_out.get(why, 0) + 1
+    def _left_out(self, why: str, n: int = 1) -> None:
+        self.summary.left_out[why] = self.summary.left_out.get(why, 0) + n
 
 
 def _already_open(folder: Path, clock: Clock, digest: str) -> bool:

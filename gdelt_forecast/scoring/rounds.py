@@ -34,9 +34,6 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
-from scipy import sparse
-from scipy.sparse.linalg import lsqr
-from scipy.stats import bootstrap
 
 from gdelt_forecast.scoring.mirai import clean_prediction, score_query
 
@@ -94,6 +91,10 @@ def log_score(p: float, outcome: int) -> float:
 def interval(values: Sequence[float], seed: int) -> tuple[float, float] | None:
     """The bootstrap 95% interval of the mean of ``values``, the same for the same seed; None
     for fewer than two values or values all alike (no spread to resample)."""
+    # Here, not at the top: scipy.stats takes most of a second to import, and a round's
+    # submit, commit and reveal read this module for its probabilities only.
+    from scipy.stats import bootstrap
+
     data = np.asarray(values, dtype=float)
     if len(data) < 2 or np.all(data == data[0]):
         return None
@@ -111,6 +112,9 @@ def difficulty_adjusted(
     brier)`` rows (the module's doc). The forecasters in ``unfitted`` take no part in the fit,
     as ForecastBench leaves its dummy forecasters out. Every question needs a fitted
     forecaster, and ``ALWAYS_HALF`` must have answered, as it sets the scale."""
+    from scipy import sparse  # as in interval()
+    from scipy.sparse.linalg import lsqr
+
     rows = list(rows)
     skipped = set(unfitted)
     fitted = [r for r in rows if r[0] not in skipped]

@@ -16,6 +16,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from gdelt_forecast.contract.names import BINARY, RELATION
+from gdelt_forecast.rounds.entrants import forecast
 from gdelt_forecast.rounds.submissions import SubmissionError, check_submission
 from gdelt_forecast.scoring.mirai import codebook
 from tests.fuzz.strategies import JSON, TEXT, dumped, lines_with_text, nested
@@ -113,3 +114,18 @@ def test_any_file_gives_forecasts_or_names_the_lines_refused(tmp_path_factory, d
     assert len(forecasts) == lines_with_text(data)
     assert all(valid(forecast, KINDS[q]) for q, forecast in forecasts.items())
     json.dumps(forecasts, allow_nan=False)  # what is kept can be written back as JSON
+
+
+@given(answer=FORECASTS)
+@example(answer={"11": ["110", "042", "999", 110], "04": "042", "XX": ["010"], 4: ["040"]})
+def test_any_model_answer_becomes_a_forecast_the_round_accepts(answer, tmp_path_factory):
+    """What a model answered, cleaned by ``rounds.entrants.forecast`` (``agent --round``'s
+    and Direct IO's submissions), is always a relation forecast the check takes whole, and
+    keeps only codes of the answer that sit under their own first-level key."""
+    cleaned = forecast(answer)
+    path = tmp_path_factory.mktemp("answer") / "f.jsonl"
+    path.write_text(json.dumps({"question_id": "r1", "forecast": cleaned}) + "\n")
+    assert check_submission(path, KINDS) == {"r1": cleaned}
+    given_codes = answer if isinstance(answer, dict) else {}
+    for first, codes in cleaned.items():
+        assert first in given_codes and all(c[:2] == first for c in codes)

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from gdelt_forecast.ground.config import Config
-from tests.release.conftest import demo_month
+from tests.release.conftest import demo_cfg, demo_month, offline_hub, release  # noqa: F401 (fixtures)
 
 OPEN = date(2025, 8, 3)  # after the demo's 07-22, 07-28 and 08-02; before its 08-07 and 08-12
 NOW = datetime(2026, 11, 29, 12, tzinfo=UTC)  # when the replays are opened

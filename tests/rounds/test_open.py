@@ -11,12 +11,12 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.config import Config, RoundsConfig
 from gdelt_forecast.ground.files import sha256
 from gdelt_forecast.pipeline.runner import run
-from gdelt_forecast.rounds.clock import RoundError
+from gdelt_forecast.rounds.clock import Clock, RoundError
 from gdelt_forecast.rounds.ledger import ledger_rows
-from gdelt_forecast.rounds.questions import QUESTIONS, open_round
+from gdelt_forecast.rounds.questions import QUESTIONS, Summary, _Writer, build, open_round
 from tests.conftest import EXPORT_CSV, MENTIONS_CSV, write_bronze
 from tests.fixtures.gdelt import derive_demo_days as derived
 from tests.rounds.conftest import LATER, NOW, OPEN, demo_root
@@ -167,3 +167,49 @@ def test_a_round_whose_recent_window_is_empty_has_no_question_and_is_refused(bef
     with pytest.raises(RoundError, match="no country pair had an event in the 3 days before"):
         open_round(quiet, "quiet", date(2025, 8, 6), replay=True, now=NOW)
     assert not (before.data_root / "rounds/quiet").exists()
+
+
+def test_a_relation_is_asked_about_only_where_its_history_leaves_it_open(before):
+    """``relation_at_least_once`` asks of the relations a pair took in a share of the
+    history's windows within ``rounds.base_rate_range``: the demo's, which admits every one
+    (its three days hold the same events: every share is 1), against the default's [0.2,
+    0.8], which leaves every one out, and counts them."""
+    clock = Clock.opened("any", OPEN, NOW.date(), horizons=(4, 9), replay=True)
+    default = before.model_copy(
+        update={"rounds": before.rounds.model_copy(update={"base_rate_range": [0.2, 0.8]})}
+    )
+    admitted, narrowed = build(before, clock), build(default, clock)
+
+    def asked(built) -> dict[str, float]:
+        return {r["question_id"]: r["base_rate"] for r in built.rows
+                if r["rule"] == "relation_at_least_once"}  # fmt: skip
+
+    assert len(asked(admitted)) == 12 and set(asked(admitted).values()) == {1.0}
+    assert asked(narrowed) == {}
+    why = "fewer relations than relations_per_pair within base_rate_range"
+    extra = narrowed.summary.left_out[why] - admitted.summary.left_out.get(why, 0)
+    assert extra == 12
+    written = pq.read_table(before.data_root / "rounds/demo/questions.parquet").to_pylist()
+    assert {r["question_id"] for r in written if r["rule"] == "relation_at_least_once"} == set(
+        asked(admitted)
+    )
+
+
+def test_the_relations_nearest_even_odds_are_asked_first():
+    """Among a pair's relations within the range, those whose share of windows is nearest
+    0.5, ties by more events: what the writer asks, from the history's counts alone."""
+    rc = RoundsConfig(relations_per_pair=2, base_rate_range=[0.2, 0.8], horizons=[1])
+    clock = Clock.opened("any", OPEN, NOW.date(), horizons=(1,), replay=True)
+    summary = Summary(round_id="any", open_date="", deadline="", replay=True)
+    names = {r["code"]: r for r in _relations()}
+    writer = _Writer(clock, rc, {}, names, OPEN, summary)
+    counts = {"days": 30, "active_days": 20, "total": 0, "recent": 0, "daily_mean": 0.0,
+              "above_share": 0.5, "last_scaled": 0.0, "last_count": 0}  # fmt: skip
+    series = {"any": counts} | {
+        f"code{code}": counts | {"any_share": share, "total": total}
+        for code, share, total in [("01", 1.0, 90), ("04", 0.55, 5), ("19", 0.3, 12),
+                                   ("02", 0.7, 20), ("14", 0.1, 1)]
+    }  # fmt: skip
+    rows = writer.pair("USA", "CHN", series)
+    asked = [r["relation"] for r in rows if r["rule"] == "relation_at_least_once"]
+    assert asked == ["04", "02"]  # 0.05 from even, then 0.2 (02's 20 events before 19's 12)

@@ -50,3 +50,6 @@ def test_the_readme_blocks_that_need_a_server(vllm_server, demo_built, tmp_path)
     assert done.returncode == 0, out[-4000:]
     assert re.search(r"agent \S+ on 2025\.08\.0: 2 queries x 1", out)
     assert "MIRAI's queries on 2025.08.0" in out and "history baseline" in out
+    # docs/rounds.md's model forecasters: the real model's answers, cleaned, were accepted.
+    for forecaster in ("direct-io", "agent-function-all"):
+        assert f"round submit llm-2025-08-03: {forecaster}'s" in out
