@@ -125,7 +125,7 @@ def run_agents(
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     if round is not None:
         split = f"round-{round}"
-        _, rows = entrants.relation_queries(cfg, round)
+        rows = entrants.relation_queries(cfg, round)
     else:
         rows = pq.read_table(folder / QUERIES[split], columns=_COLUMNS).to_pylist()
     name = run_name(cfg, split, action, apis, samples)

@@ -137,7 +137,7 @@ def _direct_io_round(cfg: Config, folder: Path, round_id: str) -> Summary:
     from gdelt_forecast.baselines.direct import direct_io
     from gdelt_forecast.rounds import entrants
 
-    _, rows = entrants.relation_queries(cfg, round_id)
+    rows = entrants.relation_queries(cfg, round_id)
     out = DataRoot(cfg.data_root).baselines / folder.name / f"round-{round_id}"
     predictions, llm = direct_io(rows, cfg, out / "llm_calls.parquet")
     submitted = entrants.submit_answers(

@@ -37,17 +37,17 @@ _COLUMNS = ["question_id", "kind", "subject", "subject_name", "object", "object_
             "target_date"]  # fmt: skip
 
 
-def relation_queries(cfg: Config, round_id: str) -> tuple[date, list[dict]]:
-    """The round's open date, and its relation questions as test-set query rows (the
-    columns of ``testset/queries.parquet`` that the agents and Direct IO read)."""
+def relation_queries(cfg: Config, round_id: str) -> list[dict]:
+    """The round's relation questions as test-set query rows (the columns of
+    ``testset/queries.parquet`` that the agents and Direct IO read)."""
     folder = DataRoot(cfg.data_root).path(round_folder(round_id))
     if not (folder / ROUND_JSON).exists():
         raise RoundError(f"no round {round_id} at {folder}: open it with `round open`")
     pinned = json.loads((folder / ROUND_JSON).read_text(encoding="utf-8"))
-    opened = date.fromisoformat(pinned["open_date"])
-    cutoff = opened - timedelta(days=1)  # the last day the environment shows
+    # the last day the environment shows: it opens at the open date
+    cutoff = date.fromisoformat(pinned["open_date"]) - timedelta(days=1)
     rows = pq.read_table(folder / ROUND_QUESTIONS, columns=_COLUMNS).to_pylist()
-    return opened, [
+    return [
         {
             "query_id": r["question_id"],
             "date": r["target_date"],
