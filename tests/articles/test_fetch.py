@@ -27,7 +27,7 @@ from gdelt_forecast.articles.robots import Rules, product_token
 from gdelt_forecast.articles.warc import iter_pages, write_pages
 from gdelt_forecast.ground.config import Config
 from tests.articles.conftest import DAY, HTML, article_pages
-from tests.articles.sites import HOSTS, articles_settings, child, html, slow, status
+from tests.articles.sites import HOSTS, NOTED_LATE_S, articles_settings, child, html, slow, status
 
 
 def statuses(cfg: Config) -> dict[str, str]:
@@ -354,7 +354,7 @@ def test_per_host_delay_between_requests(site, make_cfg):
     fetch_urls(cfg, urls)
     # Two slots, yet one request per interval: the delay is between the starts.
     gaps = [b - a for a, b in zip(site.starts, site.starts[1:], strict=False)]
-    assert len(gaps) == 2 and min(gaps) >= 0.29
+    assert len(gaps) == 2 and min(gaps) >= 0.3 - NOTED_LATE_S
 
 
 # --- resuming ---------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from bench.harness import servers as local_servers
 from gdelt_forecast.articles.fetch import fetch_urls
 from gdelt_forecast.articles.ledger import read_ledger, settled_urls
 from gdelt_forecast.articles.politeness_store import open_store
-from tests.articles.sites import articles_settings, child, html, slow, status
+from tests.articles.sites import NOTED_LATE_S, articles_settings, child, html, slow, status
 
 STORES = [
     "file",
@@ -77,7 +77,7 @@ def test_two_processes_fetch_one_host_at_the_configured_interval(site, make_cfg,
     assert len(order) == 16 and first["a"] < last["b"] and first["b"] < last["a"], order
     # ... and the host saw one request per interval, not one per interval per process.
     gaps = [b - a for a, b in zip(site.starts, site.starts[1:], strict=False)]
-    assert min(gaps) >= delay, gaps
+    assert min(gaps) >= delay - NOTED_LATE_S, gaps
     assert took >= 15 * delay
     ledger = read_ledger(cfg.data_root)
     assert {row["status"] for row in ledger.values()} == {"fetched"} and len(ledger) == 16
@@ -115,7 +115,7 @@ def test_a_slow_hosts_answer_time_is_not_owed_again_as_delay(site, make_cfg, sto
     gaps = sorted(b - a for a, b in zip(site.starts, site.starts[1:], strict=False))
     # The host saw the interval, and no more than the interval and the jitter (about 0.65 s),
     # where counting from each answer's end would have spaced them 0.9 s.
-    assert gaps[0] >= delay, gaps
+    assert gaps[0] >= delay - NOTED_LATE_S, gaps
     assert gaps[len(gaps) // 2] < delay + answer_s - 0.1, gaps
 
 
