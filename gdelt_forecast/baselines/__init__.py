@@ -35,6 +35,7 @@ from gdelt_forecast.ground.data_root import DataRoot
 from gdelt_forecast.ground.errors import StageError
 from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.scoring import evaluate
+from gdelt_forecast.scoring.answers import answer_dict
 from gdelt_forecast.scoring.queries import load_queries
 
 ALL_METHODS = (*BASELINES, "llm")
@@ -44,14 +45,6 @@ class BaselineError(StageError):
     """A baseline that cannot run as asked."""
 
 
-def _by_first_level(codes: list[str]) -> dict[str, list[str]]:
-    """A prediction in the answers' shape: first-level code -> its second-level codes."""
-    prediction: dict[str, list[str]] = {}
-    for code in sorted(codes):
-        prediction.setdefault(code[:2], []).append(code)
-    return prediction
-
-
 def history(env: Environment, cfg: Config, subject: str, obj: str, last: date) -> dict:
     first = last - timedelta(days=cfg.baseline.window_days - 1)
     seen = env.get_relation_distribution(
@@ -59,7 +52,7 @@ def history(env: Environment, cfg: Config, subject: str, obj: str, last: date) -
         [ISOCode(subject)],
         [ISOCode(obj)],
     )
-    return _by_first_level([code.code for code in seen])
+    return answer_dict([code.code for code in seen])
 
 
 def frequency(env: Environment, cfg: Config, subject: str, obj: str, last: date) -> dict:
@@ -69,7 +62,7 @@ def frequency(env: Environment, cfg: Config, subject: str, obj: str, last: date)
 @functools.lru_cache(maxsize=8)  # one answer per environment: the same for every pair
 def _top_relations(env: Environment, top: int) -> dict:
     codes: list[CAMEOCode] = list(env.get_relation_distribution())[:top]
-    return _by_first_level([code.code for code in codes])
+    return answer_dict([code.code for code in codes])
 
 
 PREDICT = {"history": history, "frequency": frequency}

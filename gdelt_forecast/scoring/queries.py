@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from gdelt_forecast.ground.wellformed import wellformed
-from gdelt_forecast.scoring.answers import load_dict
+from gdelt_forecast.scoring.answers import answer_dict, load_dict
 from gdelt_forecast.scoring.predictions import BadLine, describe, json_lines
 
 QUERY_COLUMNS = ("query_id", "answer", "answer_list", "horizon")
@@ -46,9 +46,7 @@ def _query(record: object, path: Path) -> Query:
     if isinstance(answer, str):
         answer = load_dict(answer)  # JSON from the builder; Python repr from MIRAI's CSVs
     elif answer is None and _codes(record.get("answer_list")):
-        answer = {}
-        for code in sorted(record["answer_list"]):
-            answer.setdefault(code[:2], []).append(code)
+        answer = answer_dict(record["answer_list"])
     # answer_codes checks the codes; their types are checked here (a code that is no
     # string, or a key that lists no codes, is no answer).
     if not isinstance(answer, dict) or not all(_codes(codes) for codes in answer.values()):
