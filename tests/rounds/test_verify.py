@@ -1,5 +1,6 @@
 """``round verify``: a sound round passes every check from the data alone, and each planted
-breach is named: a question file changed after opening, a history day changed, a kept
+breach is named: a question file changed after opening, a history day changed, a row first
+seen on the open date planted in the history, a kept
 forecast file whose bytes changed, a submission recorded after the deadline, and an answer
 changed after resolution."""
 
@@ -59,6 +60,21 @@ def test_a_history_day_changed_after_opening_is_named(resolved):
     found = problems(resolved)
     assert any(p.startswith("questions rebuilt from the history") for p in found)
     assert any(p.startswith("the history's files as pinned") for p in found)
+
+
+def test_a_row_first_seen_on_the_open_date_in_a_days_history_is_named(resolved):
+    """The round's rule from the data alone: a row GDELT added on the open date, planted in
+    the last history day's partition, is what no question may read."""
+    day = resolved.data_root / "silver/events/date=2025-08-02/part-0.parquet"
+    rows = pq.read_table(day, partitioning=None).to_pylist()
+    late = {**rows[0], "GLOBALEVENTID": rows[0]["GLOBALEVENTID"] + 1,
+            "DATEADDED": int(OPEN.strftime("%Y%m%d")) * 1_000_000 + 1500}  # fmt: skip
+    write_parquet(pa.Table.from_pylist([*rows, late], schema=pq.read_schema(day)), day)
+    found = problems(resolved)
+    assert (
+        "no row added on or after the open date: rows added on or after the open date were read"
+        in found
+    )
 
 
 def test_a_kept_forecast_changed_or_received_late_is_named(resolved):
