@@ -214,7 +214,9 @@ class Sandbox:
         if self._proc is None:
             self._start()
         outcome = Outcome()
-        deadline = started + self.limits.wall_s
+        # Starting has its own limit (_START_S): on a loaded machine it can take longer than an
+        # action's wall, which would stop a first action that had not begun.
+        deadline = time.monotonic() + self.limits.wall_s
         cpu_limit = self._cpu_s() + self.limits.cpu_s
         self._seq += 1
         try:
