@@ -217,3 +217,19 @@ def test_a_pause_between_actions_longer_than_the_wall_keeps_the_variables():
         time.sleep(1.5)
         outcome = box.run("kept + 1")
         assert (outcome.output, outcome.error, outcome.killed) == ("42\n", None, None)
+
+
+def test_a_slow_start_does_not_count_against_the_first_action(monkeypatch):
+    # A loaded machine can take longer than an action's wall to start the process (CI did);
+    # starting has its own limit, and the first action still gets its whole wall.
+    start = Sandbox._start
+
+    def slow_start(self):
+        time.sleep(1.5)
+        start(self)
+
+    monkeypatch.setattr(Sandbox, "_start", slow_start)
+    with Sandbox(SandboxConfig(wall_s=1, cpu_s=1), lambda n, a: None, {}) as box:
+        outcome = box.run("print(6 * 7)")
+    assert (outcome.output, outcome.error, outcome.killed) == ("42\n", None, None)
+    assert outcome.seconds > 1.5
