@@ -5,8 +5,9 @@ It reuses the test-set bench's synthetic month (``build_warehouse``: 60,000 skew
 <workdir>/testset) and writes its own data root, <workdir>/release, with what a release
 reads beyond that:
 
-- ``warehouse.duckdb``: the test-set bench's tables copied, plus ``events``, the kept GDELT
-  records with every silver column (the 61 export columns with the codebook names and
+- the warehouse, as ``database`` keeps it (``warehouse/``: a file per table and month, and
+  ``warehouse.duckdb``'s views over them): the test-set bench's tables, plus ``events``, the
+  kept GDELT records with every silver column (the 61 export columns with the codebook names and
   types, ``_slot``, ``_source_file``, ``date``, ``head``, ``relation``, ``tail``,
   ``quad_id``, ``daily_mentions``). Each row is the first international record of
   tests/fixtures/gdelt/20250807220000.export.CSV (parsed with ``parse_bytes``) with its
@@ -39,7 +40,7 @@ history from 2025-01-01, of which only August has data; DuckDB at release.memory
 subprocess: wall seconds of the whole and of the release alone, and peak RSS as that
 child's ru_maxrss (DuckDB, pyarrow and ONNX Runtime allocate in the same process, so they are
 counted). The phases are each stage's seconds and the release's own steps as its summary
-reports them (``phases``: the table exports, MIRAI's CSVs measured, ``news_terms/``, ``tkg/``,
+reports them (``phases``: the history's tables linked, MIRAI's CSVs measured, ``tkg/``,
 the stages' files, MIRAI's info folder with the embeddings, the baselines, the statistics
 and plots, the card, Croissant and manifest); "other" is the rest. Then
 ``gdelt_forecast.release.verify.verify`` runs once on the last release, timed, in a fresh
@@ -80,7 +81,7 @@ FIRST_ID = 1_250_000_000  # GLOBALEVENTIDs of August 2025 are around 1.256 billi
 EXTRA_URL, EXTRA_RECORD = 0.25, 0.15  # shares of quads with a never-kept URL, a 2nd record
 URL_LOOKBACK_DAYS = 31  # configs/default.yaml events.url_lookback_days: the ledger's first day
 MISSING = 0.002  # share of GDELT files the ledger marks missing
-GENERATOR = 2
+GENERATOR = 3  # 3: the warehouse as its monthly files and views over them (issue 51)
 HISTORY = (date(2025, 1, 1), date(2025, 8, 31))  # the default config's window for 2025-08
 SUBSET = 100  # configs/default.yaml testset.subset_size
 WALL_TARGET_S, RSS_TARGET_MIB = 60.0, 2 * 1024
@@ -305,12 +306,19 @@ def build_warehouse(workdir: Path, days: int) -> dict:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
+    from gdelt_forecast.contract import months
     from gdelt_forecast.gdelt import ledger
+    from gdelt_forecast.ground import duck
+    from gdelt_forecast.ground.config import REPO_DEFAULT, load_config
+    from gdelt_forecast.ground.data_root import DataRoot
+    from gdelt_forecast.ground.files import write_json
+    from gdelt_forecast.warehouse import build as warehouse
 
     testset = bench_testset.build_warehouse(workdir, days)
     source = bench_testset.data_root(workdir) / "warehouse.duckdb"
     params = json.loads((bench_testset.data_root(workdir) / "bench.json").read_text())["params"]
     root = data_root(workdir)
+    parts = root / "warehouse"
     marker = root / "bench.json"  # written last, so a half-built warehouse is never reused
     want = {"testset": params, "generator": GENERATOR, "extra": [EXTRA_URL, EXTRA_RECORD]}
     if marker.exists() and json.loads(marker.read_text())["params"] == want:
@@ -320,7 +328,7 @@ def build_warehouse(workdir: Path, days: int) -> dict:
     root.mkdir(parents=True)
     t0 = time.perf_counter()
     last_day = START + timedelta(days=days - 1)
-    tmp = root / ".warehouse.duckdb.tmp"
+    tmp = root / ".bench-tables.duckdb.tmp"  # the tables the warehouse files are written from
     with duckdb.connect(str(tmp)) as con:
         con.execute("SET enable_progress_bar = false")
         con.execute(UNIFORM)
@@ -385,9 +393,16 @@ def build_warehouse(workdir: Path, days: int) -> dict:
         for name in ("relations", "countries"):
             counts[name] = con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
         (per_quad,) = con.execute("SELECT avg(n_records) FROM quads").fetchone()
+        # As `database` keeps them: a file per table and month, and views over them.
+        duck.run(con, "warehouse/quad_urls.sql", "CREATE TABLE quad_urls AS")
+        index = {"format": warehouse.FORMAT, "months": {MONTH: {
+            "key": "generated", "days": days, "files": warehouse.write_month(con, MONTH, parts)
+        }}}  # fmt: skip
+    write_json(parts / months.INDEX, index)
+    warehouse.write_views(load_config(REPO_DEFAULT, data_root=root), DataRoot(root), index)
+    tmp.unlink()
     (root / "bronze").mkdir()
     pq.write_table(slots, root / "bronze" / "slots.parquet", compression="zstd")
-    tmp.rename(root / "warehouse.duckdb")
     record_database(root)
     figures = {
         **{k: testset[k] for k in ("quads", "strict", "strict_pairs", "news_mib")},
@@ -396,7 +411,7 @@ def build_warehouse(workdir: Path, days: int) -> dict:
         "ledger": slots.num_rows,
         "ledger_days": (last_day - first_slot).days + 1,
         "ledger_missing": slots.filter(pc.equal(slots["status"], "missing")).num_rows,
-        "warehouse_mib": (root / "warehouse.duckdb").stat().st_size / 2**20,
+        "warehouse_mib": sum(p.stat().st_size for p in parts.rglob("*")) / 2**20,
         "generated_s": time.perf_counter() - t0,
     }
     marker.write_text(json.dumps({"params": want, "figures": figures}))

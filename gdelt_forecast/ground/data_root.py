@@ -18,6 +18,7 @@ RAW_GDELT = "raw/gdelt"
 SILVER = "silver"
 WAREHOUSE = "warehouse.duckdb"
 WAREHOUSE_RECORD = "warehouse.json"  # the database stage's record, of this machine's warehouse
+WAREHOUSE_PARTS = "warehouse"  # the warehouse's tables, a file (or a few) per table and month
 LLM_CACHE = "llm_cache"
 RELEASES = "releases"
 LATEST = "releases/LATEST"
@@ -109,6 +110,10 @@ class DataRoot:
     @property
     def warehouse(self) -> Path:
         return self.root / WAREHOUSE
+
+    @property
+    def warehouse_parts(self) -> Path:
+        return self.root / WAREHOUSE_PARTS
 
     @property
     def warehouse_record(self) -> Path:

@@ -1,14 +1,26 @@
-"""Parquet writes that never leave a half-written file where a reader could see it, and the
-rows of a file that may not have been written yet."""
+"""Parquet writes that never leave a half-written file where a reader could see it, the rows
+of a file that may not have been written yet, and tables streamed into files of fixed row
+groups, the same bytes every time.
+
+DuckDB hands Arrow batches of whatever size its pipeline produced; pyarrow's dataset writer
+re-cuts them into row groups of a fixed size, one thread, order preserved, so the files
+depend only on the rows. Memory stays at a few row groups whatever the table's size.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import pyarrow as pa
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
+from gdelt_forecast.ground import duck
 from gdelt_forecast.ground.files import replacing
+
+ROW_GROUP = 100_000
+BATCH = 50_000
 
 
 def write_parquet(table: pa.Table, path: Path, compression: str = "zstd") -> None:
@@ -20,3 +32,51 @@ def write_parquet(table: pa.Table, path: Path, compression: str = "zstd") -> Non
 def read_rows(path: Path, columns: list[str] | None = None) -> list[dict]:
     """The rows of ``path`` (only ``columns``, if given) as dicts; none where it is absent."""
     return pq.read_table(path, columns=columns).to_pylist() if path.exists() else []
+
+
+def write_query(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    folder: Path,
+    rows_per_file: int,
+    row_group: int = ROW_GROUP,
+    stem: str = "",
+    **params,
+) -> list[Path]:
+    """Rows of ``gdelt_forecast/sql/<name>`` as ``folder/<stem>part-0.parquet``, ``part-1``,
+    ... (one file with no rows when the query has none, so every table keeps its schema)."""
+    reader = duck.relation(con, name, **params).to_arrow_reader(BATCH)
+    return write_reader(reader, folder, rows_per_file, row_group, stem)
+
+
+def write_reader(
+    reader: pa.RecordBatchReader,
+    folder: Path,
+    rows_per_file: int,
+    row_group: int = ROW_GROUP,
+    stem: str = "",
+) -> list[Path]:
+    """``reader``'s rows as ``folder/<stem>part-<i>.parquet``; ``folder`` holds no such file
+    before (the dataset writer refuses to mix its files with others)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ds.write_dataset(
+        reader,
+        folder,
+        format="parquet",
+        basename_template=f"{stem}part-{{i}}.parquet",
+        file_options=ds.ParquetFileFormat().make_write_options(compression="zstd"),
+        min_rows_per_group=min(row_group, rows_per_file),
+        max_rows_per_group=min(row_group, rows_per_file),
+        max_rows_per_file=rows_per_file,
+        use_threads=False,
+        preserve_order=True,  # without it pyarrow may write batches out of ORDER BY order
+        existing_data_behavior="error",
+    )
+    files = sorted(
+        folder.glob(f"{stem}part-*.parquet"),
+        key=lambda p: int(p.stem.removeprefix(f"{stem}part-")),
+    )
+    if not files:  # the dataset writer writes nothing for an empty input
+        files = [folder / f"{stem}part-0.parquet"]
+        pq.write_table(reader.schema.empty_table(), files[0], compression="zstd")
+    return files

@@ -69,6 +69,7 @@ from gdelt_forecast.ground.data_root import (
     RELEASES,
     ROUNDS,
     WAREHOUSE,
+    WAREHOUSE_PARTS,
     WAREHOUSE_RECORD,
     WAREHOUSE_SOURCES,
     article,
@@ -425,12 +426,14 @@ STAGES: dict[str, Stage] = {
             "database",
             "gdelt_forecast.warehouse.build:build_database",
             "database",
-            "rebuild warehouse.duckdb from silver",
-            "Rebuild <data_root>/warehouse.duckdb from silver Parquet.",
+            "bring the warehouse up to silver, writing only the months that changed",
+            "Bring <data_root>/warehouse/ (the tables, a file per month) and warehouse.duckdb "
+            "(views over them) up to silver Parquet, writing only the months whose sources "
+            "changed and those after them.",
             section="duckdb",
             after=("normalize", "process"),
             pool="warehouse_writer",
-            writes=lambda *_: [WAREHOUSE],
+            writes=lambda *_: [WAREHOUSE, WAREHOUSE_PARTS],
             config=lambda cfg: {},  # the warehouse is its sources' tables, whatever the config
             inputs=_warehouse_sources,
             record=WAREHOUSE_RECORD,

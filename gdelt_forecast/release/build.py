@@ -37,6 +37,7 @@ import duckdb
 import pyarrow.parquet as pq
 from filelock import FileLock
 
+from gdelt_forecast.contract import months as months_index
 from gdelt_forecast.contract.layout import TABLES
 from gdelt_forecast.contract.names import (
     BASELINES,
@@ -60,7 +61,7 @@ from gdelt_forecast.ground.files import (
     temporary_folder,
     write_json,
 )
-from gdelt_forecast.ground.parquet_io import write_parquet
+from gdelt_forecast.ground.parquet_io import BATCH, write_parquet, write_reader
 from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.ground.version import code_version
 from gdelt_forecast.pipeline import stage_record
@@ -69,7 +70,6 @@ from gdelt_forecast.reference import tables as reference
 from gdelt_forecast.release import (
     card,
     croissant,
-    export,
     manifest,
     mirai_database,
     mirai_info,
@@ -78,17 +78,11 @@ from gdelt_forecast.release import (
     stats,
 )
 from gdelt_forecast.release.model_built import model_built
-from gdelt_forecast.release.news_terms import write_news_terms
 from gdelt_forecast.release.tkg import write_tkg
 from gdelt_forecast.storage.working_copy import where
 
 log = logging.getLogger(__name__)
 VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-DATABASE = ("events", "quads", "news", "quad_docs", "funnel")
-ROWS_PER_FILE = 5_000_000  # files of a few hundred MB: easy to download, few per table
-# Texts in small row groups: reading one article (browse_news_article) or one day's decompresses
-# a few MB, not the month's texts.
-ROW_GROUPS = {"news": 1_000}
 REASONING_SUMMARY = ("records", "left_out", "soundness", "letters", "note", "judged", "examples")
 # The month's stages a release packages, and where their files go in it: (prefix in the
 # stage's folder, prefix in the release), the first that matches.
@@ -268,22 +262,9 @@ def _package(
     """The release's data into ``out``: the warehouse's tables of the window, the month's
     stages' files, MIRAI's folders, ``tkg/``; what the manifest says of them."""
     start, last = window
-    with _timed(phases, "table exports"), duck.open_warehouse(cfg) as con:
-        con.execute(f"SET memory_limit = '{cfg.release.memory_limit}'")  # validated pattern
-        for name in DATABASE:
-            log.info("release %s: %s", version, name)
-            export.write_query(
-                con,
-                f"release/export/{name}.sql",
-                out / name,
-                ROWS_PER_FILE,
-                ROW_GROUPS.get(name, export.ROW_GROUP),
-                first_date=start,
-                last_date=last,
-            )
-    with _timed(phases, "news_terms"):
-        log.info("release %s: news_terms/ (the articles' terms, for BM25 search)", version)
-        write_news_terms(out, ROWS_PER_FILE)
+    with _timed(phases, "history tables"):
+        log.info("release %s: the history's tables, a month at a time", version)
+        link_history(cfg, start, last, out)
     write_parquet(reference.relations(), out / "reference" / "relations.parquet")
     write_parquet(reference.countries(), out / "reference" / "countries.parquet")
     slots = _gdelt_slots(cfg, start, last, out / "gdelt" / "slots.parquet")
@@ -351,6 +332,55 @@ def _package(
     }
 
 
+def link_history(cfg: Config, start: date, last: date, out: Path) -> None:
+    """The warehouse's tables of the window, a month's files at a time: a month wholly in it
+    is linked (copied where the release lies on another file system), so every release that
+    holds the month holds the same file, written once; a month the window starts within is
+    filtered from its files, in their order."""
+    folder = DataRoot(cfg.data_root).warehouse_parts
+    months = {m: e for m, e in months_index.read_index(folder)["months"].items()
+              if dates.month_range(m)[1] >= start and dates.month_range(m)[0] <= last}  # fmt: skip
+    if not months:
+        raise ReleaseError(
+            f"the warehouse at {folder} holds no day from {start} to {last}: run `gdelt-forecast "
+            "database`"
+        )
+    with duckdb.connect() as con:
+        for month, listed in sorted(months.items()):
+            first, end = dates.month_range(month)
+            for table in months_index.RELEASED:
+                dest = out / table
+                dest.mkdir(parents=True, exist_ok=True)
+                files = listed["files"][table]
+                if first >= start and end <= last:
+                    for f in files:
+                        _link(folder / f["path"], dest / Path(f["path"]).name, f["sha256"])
+                    continue
+                reader = duck.relation(
+                    con,
+                    "release/month_window.sql",
+                    files=[str(folder / f["path"]) for f in files],
+                    first_date=start,
+                    last_date=last,
+                ).to_arrow_reader(BATCH)
+                row_group = months_index.ROW_GROUPS.get(table, months_index.ROW_GROUP)
+                write_reader(reader, dest, months_index.ROWS_PER_FILE, row_group,
+                             months_index.stem(month))  # fmt: skip
+
+
+def _link(source: Path, dest: Path, digest: str) -> None:
+    """``source`` at ``dest``, a hard link where the file system allows one, once its sha256
+    is the one the warehouse listed (a file changed since is refused)."""
+    if sha256(source) != digest:
+        raise ReleaseError(
+            f"{source} changed since the warehouse wrote it: run `gdelt-forecast database` again"
+        )
+    try:
+        os.link(source, dest)
+    except OSError:  # another file system, or one without hard links
+        shutil.copyfile(source, dest)
+
+
 def _copy_stage(folder: Path, record: dict, out: Path, places: tuple) -> None:
     """Copy the files ``record`` lists from ``folder`` into the release, each at its place;
     the copy's sha256 must be the record's (a file changed since the stage ran is refused)."""
@@ -384,7 +414,8 @@ def _seal(meta: dict, out: Path, phases: dict[str, float]) -> dict[str, int]:
     each table."""
     schemas = _schemas(out)
     with _timed(phases, "stats"), duckdb.connect() as con:
-        for name in (*DATABASE, "relations", "countries", "complex_events", "timelines"):
+        for name in ("events", "quads", "news", "quad_docs", "funnel", "relations", "countries",
+                     "complex_events", "timelines"):  # fmt: skip
             glob = next(t.glob for t in TABLES if t.name == name)
             con.execute(
                 f"CREATE VIEW {name} AS SELECT * FROM read_parquet({duck.literal(out / glob)})"

@@ -143,18 +143,17 @@ def _leakage(root: Path, manifest: dict, listed: dict[str, dict]) -> list[str]:
                 f"SELECT count(*) FROM {name} WHERE {where}", {"start": start, "end": end}
             ).fetchone()
             if outside:
-                problems += [
-                    f"{p}: {outside} rows dated outside {start}..{end}" for p in tables[name]
-                ]
+                problems.append(
+                    f"{_named(name, tables[name])}: {outside} rows dated outside {start}..{end}"
+                )
         # Atomic events are dated yyyy, yyyy-MM or yyyy-MM-dd: as text, any of them after the
         # history's last day sorts after it.
         (late,) = con.execute(
             "SELECT count(*) FROM timelines WHERE date > ?", [end.isoformat()]
         ).fetchone()
         if late:
-            problems += [
-                f"{p}: {late} atomic events dated after {end}" for p in tables["timelines"]
-            ]
+            where = _named("timelines", tables["timelines"])
+            problems.append(f"{where}: {late} atomic events dated after {end}")
         found = duck.records(con, "release/leaks.sql", first=first, last=last)
         found += duck.records(con, "release/news_terms_check.sql")
         with _mirai_database(root, manifest, listed) as (folder, differ):
@@ -165,11 +164,20 @@ def _leakage(root: Path, manifest: dict, listed: dict[str, dict]) -> list[str]:
                     tables[name] = [path]
                 found += duck.records(con, "release/mirai_check.sql")
         for r in found:
-            problems += [
-                f"{p}: {r['problem']} ({r['rows']} rows, e.g. {r['example']})"
-                for p in tables[r["tbl"]]
-            ]
+            problems.append(
+                f"{_named(r['tbl'], tables[r['tbl']])}: {r['problem']} ({r['rows']} rows, e.g. "
+                f"{r['example']})"
+            )
     return problems
+
+
+def _named(table: str, paths: list[str]) -> str:
+    """Where a problem of a whole table lies: its file, or its files' glob where it has several
+    (a history's table has a file a month)."""
+    if len(paths) == 1:
+        return paths[0]
+    glob = next(t.glob for t in TABLES if t.name == table)
+    return f"{glob} ({len(paths)} files)"
 
 
 @contextmanager

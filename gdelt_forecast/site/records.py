@@ -8,6 +8,9 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from gdelt_forecast.contract.names import REASONING, SPLITS
@@ -33,8 +36,14 @@ def write(pages: Pages, release, page_size: int) -> int:
     }
     for split, path in QUERY_SPLITS.items():
         _write_queries(pages, version, split, read_rows(folder / path), relations, page_size)
-    news = {d["doc_id"]: d for d in read_rows(folder / "news/part-0.parquet", NEWS_COLUMNS)}
     stories = read_rows(folder / "timelines/complex_events.parquet")
+    wanted = pa.array(sorted({d for story in stories for d in story["doc_ids"]}), pa.string())
+    news = {
+        d["doc_id"]: d
+        for d in ds.dataset(sorted(folder.glob("news/*.parquet")))
+        .to_table(columns=NEWS_COLUMNS, filter=pc.field("doc_id").isin(wanted))
+        .to_pylist()
+    }  # the stories' documents only, of the history's months
     events = defaultdict(list)
     for event in read_rows(folder / "timelines/timelines.parquet"):
         events[event["complex_event_id"]].append(event)

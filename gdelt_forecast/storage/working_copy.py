@@ -32,17 +32,19 @@ from pathlib import Path
 from filelock import FileLock
 
 from gdelt_forecast.ground.config import Config
-from gdelt_forecast.ground.data_root import WAREHOUSE, WAREHOUSE_RECORD
+from gdelt_forecast.ground.data_root import WAREHOUSE, WAREHOUSE_PARTS, WAREHOUSE_RECORD
 from gdelt_forecast.ground.files import sha256
 from gdelt_forecast.storage.bucket import Bucket, StorageError, bucket, reported
 from gdelt_forecast.storage.leases import bucket_lock
 
 log = logging.getLogger(__name__)
 
-# Never pushed: scratch, local locks (*.lock), the local warehouse and its record, releases
-# (published whole) and the sync state itself; names starting with "." are files still
-# being written.
-_LOCAL_ONLY = ("tmp/", "locks/", "releases/", ".sync/", WAREHOUSE, WAREHOUSE_RECORD)
+# Never pushed: scratch, local locks (*.lock), the local warehouse (its tables' monthly files
+# too) and its record, releases (published whole) and the sync state itself; names starting
+# with "." are files still being written.
+_LOCAL_ONLY = (
+    "tmp/", "locks/", "releases/", ".sync/", WAREHOUSE, f"{WAREHOUSE_PARTS}/", WAREHOUSE_RECORD
+)  # fmt: skip
 
 
 def local_root(cfg: Config) -> Path:
@@ -264,6 +266,13 @@ def readable(data_root: Path, pattern: str) -> list[str]:
         return [str(p) for p in sorted(Path(data_root).glob(pattern))]
     store = found[0].bucket
     return [f"s3://{store.key(r)}" for r in sorted(_bucket_matching(store, pattern))]
+
+
+def location(data_root: Path, rel: str) -> str:
+    """Where a reader opens the data root's file ``rel`` (a path :func:`versions` names): as
+    :func:`readable` gives it."""
+    found = working_copy_of(data_root)
+    return f"s3://{found[0].bucket.key(rel)}" if found else str(Path(data_root) / rel)
 
 
 def versions(data_root: Path, patterns: tuple[str, ...]) -> dict[str, str]:

@@ -18,7 +18,7 @@ def copy(bucket_url, tmp_path) -> WorkingCopy:
 
 
 def _release(copy: WorkingCopy, version: str) -> None:
-    for rel in ("manifest.json", "quads/part-0.parquet", "tasks/STF/test.parquet"):
+    for rel in ("manifest.json", "quads/2025-08-part-0.parquet", "tasks/STF/test.parquet"):
         path = copy.path / "releases" / version / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"{version} {rel}")
@@ -34,7 +34,7 @@ def test_a_release_is_published_whole_and_latest_follows(copy):
     assert _keys(copy) == [
         *(
             f"releases/2025.08.0/{r}"
-            for r in ("manifest.json", "quads/part-0.parquet", "tasks/STF/test.parquet")
+            for r in ("manifest.json", "quads/2025-08-part-0.parquet", "tasks/STF/test.parquet")
         ),
         "releases/LATEST",
     ]

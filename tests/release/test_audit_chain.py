@@ -29,7 +29,7 @@ def test_the_chain_adds_up_and_a_break_is_named(demo_cfg, release, tmp_path):
     kept = table.take([i for i in range(table.num_rows) if i != lost])
     shutil.rmtree(broken / "quads")
     (broken / "quads").mkdir()
-    pq.write_table(kept, broken / "quads/part-0.parquet")
+    pq.write_table(kept, broken / "quads/part-0.parquet")  # one file for the history
     check = month_audit.chain(root, broken, MONTH)
     assert not check["ok"]
     assert "counted in quads" in check["problems"][-1]

@@ -76,7 +76,7 @@ def test_verify_passes_and_names_each_bad_file(release, tmp_path, capsys):
     assert main(["release", "verify", str(release)]) == 0
     copy = tmp_path / "copy"
     shutil.copytree(release, copy)
-    quads = copy / "quads/part-0.parquet"
+    quads = copy / "quads/2025-08-part-0.parquet"
     data = bytearray(quads.read_bytes())
     data[len(data) // 2] ^= 0x01
     quads.write_bytes(bytes(data))
@@ -85,11 +85,11 @@ def test_verify_passes_and_names_each_bad_file(release, tmp_path, capsys):
     problems = verify(copy)
     assert problems == [
         "plots/funnel.png: listed in the manifest but missing",
-        "quads/part-0.parquet: sha256 differs from the manifest",
+        "quads/2025-08-part-0.parquet: sha256 differs from the manifest",
         "notes.txt: not listed in the manifest",
     ]
     assert main(["release", "verify", str(copy)]) == 1
-    assert "quads/part-0.parquet: sha256 differs" in capsys.readouterr().err
+    assert "quads/2025-08-part-0.parquet: sha256 differs" in capsys.readouterr().err
 
 
 def _rewrite(root: Path, path: str, table: pa.Table) -> None:
@@ -128,10 +128,10 @@ def test_verify_catches_leakage_and_schema_drift(release, tmp_path):
     ]
     shutil.rmtree(copy)
     shutil.copytree(release, copy)
-    events = pq.read_table(copy / "events/part-0.parquet")
-    _rewrite(copy, "events/part-0.parquet", events.drop_columns(["daily_mentions"]))
+    events = pq.read_table(copy / "events/2025-08-part-0.parquet")
+    _rewrite(copy, "events/2025-08-part-0.parquet", events.drop_columns(["daily_mentions"]))
     assert verify(copy) == [
-        "events/part-0.parquet: schema differs from the card's `events` features"
+        "events/2025-08-part-0.parquet: schema differs from the card's `events` features"
     ]
 
 
@@ -338,8 +338,8 @@ def test_baselines_are_in_the_manifest_and_the_card(release):
 
 
 def test_news_terms_split_every_article_as_mirais_search_does(release, tmp_path):
-    news = pq.read_table(release / "news/part-0.parquet").to_pylist()
-    got = pq.read_table(release / "news_terms/part-0.parquet").to_pylist()
+    news = pq.read_table(release / "news").to_pylist()  # every month's file
+    got = pq.read_table(release / "news_terms").to_pylist()
     expected = [
         row | {"date": a["date"]}
         for a in sorted(news, key=lambda a: (a["date"], a["doc_id"]))
@@ -351,13 +351,15 @@ def test_news_terms_split_every_article_as_mirais_search_does(release, tmp_path)
 
     copy = tmp_path / "copy"
     shutil.copytree(release, copy)
-    table = pq.read_table(copy / "news_terms/part-0.parquet")
-    first, last = got[0]["doc_id"], got[-1]["doc_id"]
-    keep = [i for i, row in enumerate(got) if row["doc_id"] != last and i != 1]
-    _rewrite(copy, "news_terms/part-0.parquet", table.take(keep))
-    assert verify(copy) == [
-        f"news_terms/part-0.parquet: an article without terms (1 rows, e.g. {last})",
-        f"news_terms/part-0.parquet: rows that disagree on the article (1 rows, e.g. {first})",
+    august = "news_terms/2025-08-part-0.parquet"
+    table = pq.read_table(copy / august)
+    rows = table.to_pylist()
+    first, last = rows[0]["doc_id"], rows[-1]["doc_id"]
+    keep = [i for i, row in enumerate(rows) if row["doc_id"] != last and i != 1]
+    _rewrite(copy, august, table.take(keep))
+    assert verify(copy) == [  # a table of the history has a file a month: named by its glob
+        f"news_terms/*.parquet (2 files): an article without terms (1 rows, e.g. {last})",
+        f"news_terms/*.parquet (2 files): rows that disagree on the article (1 rows, e.g. {first})",
     ]
 
 

@@ -98,7 +98,10 @@ def _first_item(column: str, text: str):
 def planted_site(tmp_path_factory, release) -> Path:  # noqa: F811 (the imported fixture)
     root = _root(tmp_path_factory, release, "planted-site")
     folder = root / "releases" / release.name
-    _edit(folder / "news/part-0.parquet", lambda r: r[0].update(title=f"News {PLANTED}", url=LINK))
+    _edit(
+        folder / "news/2025-07-part-0.parquet",
+        lambda r: r[0].update(title=f"News {PLANTED}", url=LINK),
+    )
     _edit(folder / "timelines/timelines.parquet", lambda r: r[0].update(text=f"Event {PLANTED}"))
     _edit(folder / "tasks/MCNC/dev.parquet", _first_item("background", f"Seen {PLANTED}"))
     _edit(folder / "reasoning/I-CEC/test.parquet", _first_item("events", f"EV2 {PLANTED}"))

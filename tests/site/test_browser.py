@@ -213,7 +213,7 @@ def test_the_queries_filter_by_country_pair_relation_and_horizon_and_page(demo_s
 
 def test_a_record_opens_with_its_timeline_events_and_their_sources(demo_site, tab, serve):
     release = demo_site.parent / "releases" / VERSION
-    news = {d["doc_id"]: d for d in pq.read_table(release / "news/part-0.parquet").to_pylist()}
+    news = {d["doc_id"]: d for d in pq.read_table(release / "news").to_pylist()}
     record = pq.read_table(release / "tasks/MCNC/dev.parquet").to_pylist()[0]
     page = tab.open(serve(demo_site) + PAGE_KINDS["records"])
     page.get_by_role("link", name="MCNC dev records").click()

@@ -43,6 +43,7 @@ def test_tables_are_built_from_silver(cfg):
             "cameo_countries",
             "relations",
             "news",
+            "news_terms",
             "quad_docs",
         }
         n_records, n_urls = con.execute("SELECT sum(n_records), sum(n_urls) FROM quads").fetchone()

@@ -1,4 +1,4 @@
--- One day's documents of the release's `news` as their terms: title and text joined by one
+-- One day's documents of the month's `news` as their terms: title and text joined by one
 -- space and split on every single space (Python's `str.split(" ")`, as MIRAI's BM25 search
 -- tokenizes, so the empty strings between two spaces are terms too; a missing title counts
 -- as empty, where MIRAI's pandas would fail). One row per (document, term): how often it

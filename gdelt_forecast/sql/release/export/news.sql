@@ -1,6 +1,0 @@
--- The release's news: kept documents dated in the history window (a document is dated by
--- the earliest day one of its URLs is a source on).
-SELECT *
-FROM news
-WHERE date BETWEEN $first_date AND $last_date
-ORDER BY date, doc_id
