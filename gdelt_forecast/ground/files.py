@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -61,6 +62,15 @@ def replacing(path: Path) -> Iterator[Path]:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def link_or_copy(source: Path, dest: Path) -> None:
+    """``source`` at ``dest`` as a hard link (one file on the disk), or a copy where the file
+    system has none or ``dest`` lies on another."""
+    try:
+        os.link(source, dest)
+    except OSError:
+        shutil.copyfile(source, dest)
 
 
 def sha256(path: Path) -> str:

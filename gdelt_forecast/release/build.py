@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import shutil
 import time
 from collections import Counter
@@ -55,6 +54,7 @@ from gdelt_forecast.ground.data_root import ROUND_QUESTIONS, DataRoot, round_fol
 from gdelt_forecast.ground.errors import StageError
 from gdelt_forecast.ground.files import (
     entry,
+    link_or_copy,
     parquet_rows,
     replacing,
     sha256,
@@ -82,7 +82,6 @@ from gdelt_forecast.release.tkg import write_tkg
 from gdelt_forecast.storage.working_copy import where
 
 log = logging.getLogger(__name__)
-VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 REASONING_SUMMARY = ("records", "left_out", "soundness", "letters", "note", "judged", "examples")
 # The month's stages a release packages, and where their files go in it: (prefix in the
 # stage's folder, prefix in the release), the first that matches.
@@ -189,7 +188,7 @@ def build_release(
     root.mkdir(parents=True, exist_ok=True)
     with FileLock(root / ".lock"):
         version = version or next_version(root, month)
-        if not VERSION.fullmatch(version):
+        if not manifest.VERSION.fullmatch(version):
             raise ReleaseError(f"version {version!r}: use letters, digits, '.', '-', '_'")
         dest = root / version
         if dest.exists():
@@ -207,11 +206,7 @@ def build_release(
         with _timed(phases, "baselines"):
             meta["baselines"] = _score(cfg, tmp)
         rows = _seal(meta, tmp, phases)
-        with FileLock(root / ".lock"):
-            if dest.exists():
-                raise ReleaseError(f"release {version} appeared at {dest} meanwhile")
-            os.rename(tmp, dest)
-            _update_latest(root, version)
+        put_in_place(root, tmp, version)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     files = [p for p in dest.rglob("*") if p.is_file()]
@@ -375,10 +370,7 @@ def _link(source: Path, dest: Path, digest: str) -> None:
         raise ReleaseError(
             f"{source} changed since the warehouse wrote it: run `gdelt-forecast database` again"
         )
-    try:
-        os.link(source, dest)
-    except OSError:  # another file system, or one without hard links
-        shutil.copyfile(source, dest)
+    link_or_copy(source, dest)
 
 
 def _copy_stage(folder: Path, record: dict, out: Path, places: tuple) -> None:
@@ -526,13 +518,24 @@ def _gdelt_slots(cfg: Config, start: date, last: date, path: Path) -> dict:
     }
 
 
+def put_in_place(root: Path, tmp: Path, version: str) -> None:
+    """The finished release in ``tmp`` renamed to ``root/<version>`` (the loser of two builds
+    of one version is refused), and LATEST updated."""
+    with FileLock(root / ".lock"):
+        dest = root / version
+        if dest.exists():
+            raise ReleaseError(f"release {version} appeared at {dest} meanwhile")
+        os.rename(tmp, dest)
+        update_latest(root, version)
+
+
 def stays_latest(current: str | None, version: str) -> bool:
     """Whether LATEST keeps naming ``current`` (a release there is) when ``version`` is
     added: it does when an older month was rebuilt, so the newest stays newest."""
     return bool(current) and version_key(current) > version_key(version)
 
 
-def _update_latest(root: Path, version: str) -> None:
+def update_latest(root: Path, version: str) -> None:
     latest = root / "LATEST"
     current = latest.read_text(encoding="utf-8").strip() if latest.exists() else None
     if current and (root / current).exists() and stays_latest(current, version):

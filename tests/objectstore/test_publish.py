@@ -30,7 +30,7 @@ def _keys(copy: WorkingCopy) -> list[str]:
 
 def test_a_release_is_published_whole_and_latest_follows(copy):
     _release(copy, "2025.08.0")
-    assert put(copy, "2025.08.0") == f"s3://{copy.bucket.root}/releases/2025.08.0"
+    assert put(copy, "2025.08.0").url == f"s3://{copy.bucket.root}/releases/2025.08.0"
     assert _keys(copy) == [
         *(
             f"releases/2025.08.0/{r}"

@@ -26,7 +26,7 @@ from gdelt_forecast.ground.files import DIR_MODE, FILE_MODE
 from gdelt_forecast.pipeline.runner import run
 from gdelt_forecast.pipeline.stages import STAGES
 from gdelt_forecast.release import card
-from gdelt_forecast.release.build import ReleaseError, _update_latest, next_version
+from gdelt_forecast.release.build import ReleaseError, next_version, update_latest
 from gdelt_forecast.release.verify import verify
 from gdelt_forecast.tasks.records import SCHEMA
 from tests.environment.conftest import terms
@@ -264,10 +264,10 @@ def test_history_window_and_latest(tmp_path):
     root = tmp_path / "releases"
     for version in ("2025.09.0", "2025.08.1"):  # an older month rebuilt after a newer one
         (root / version).mkdir(parents=True)
-        _update_latest(root, version)
+        update_latest(root, version)
     assert (root / "LATEST").read_text() == "2025.09.0\n"
     (root / "2025.10.0").mkdir()
-    _update_latest(root, "2025.10.0")
+    update_latest(root, "2025.10.0")
     assert (root / "LATEST").read_text() == "2025.10.0\n"
 
 
