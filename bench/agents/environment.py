@@ -74,9 +74,9 @@ def _busiest_pair(release: Path) -> tuple[str, str]:
     ).fetchone()
 
 
-def _calls(api, t, pair: tuple[str, str]) -> list[tuple[str, bool, object]]:
+def _calls(api, t, pair: tuple[str, str], cutoff: date) -> list[tuple[str, bool, object]]:
     """(name, needs embeddings, zero-argument callable) for each function, typical args."""
-    last = CUTOFF - timedelta(days=1)
+    last = cutoff - timedelta(days=1)
     days = t.DateRange(
         start_date=t.Date((last - timedelta(days=29)).isoformat()),
         end_date=t.Date(last.isoformat()),
@@ -149,14 +149,14 @@ def _calls(api, t, pair: tuple[str, str]) -> list[tuple[str, bool, object]]:
     ]
 
 
-def worker(side: str, release: Path, repo: Path | None, calls: int) -> dict:
+def worker(side: str, release: Path, repo: Path | None, calls: int, cutoff: date = CUTOFF) -> dict:
     pair = _busiest_pair(release)
     t0 = time.perf_counter()
     if side == "ours":
         from gdelt_forecast import environment as api_types
         from gdelt_forecast.environment import open_environment
 
-        api = open_environment(release, CUTOFF)
+        api = open_environment(release, cutoff)
         types_ns = types.SimpleNamespace(
             Date=api_types.Date,
             DateRange=api_types.DateRange,
@@ -171,12 +171,12 @@ def worker(side: str, release: Path, repo: Path | None, calls: int) -> dict:
         from tests.environment.mirai import import_mirai
 
         folder = Path(tempfile.mkdtemp(prefix="mirai-"))
-        end = (CUTOFF - timedelta(days=1)).isoformat()
+        end = (cutoff - timedelta(days=1)).isoformat()
         api = import_mirai(release, repo, end, folder, pytest.MonkeyPatch())
         types_ns = api
     opened = time.perf_counter() - t0
     result = {"side": side, "open_s": opened, "calls": {}, "pair": list(pair)}
-    plan = _calls(api, types_ns, pair)
+    plan = _calls(api, types_ns, pair, cutoff)
     for phase_fuzzy in (False, True):
         for name, fuzzy, call in plan:
             if fuzzy != phase_fuzzy:
@@ -211,8 +211,12 @@ def _ms(value: float, width: int) -> str:
     return f"{value:{width}.{2 if value >= 0.1 else 4}f}"
 
 
-def run_side(side: str, release: Path, repo: Path | None, calls: int) -> dict:
-    cmd = module(__spec__.name, "--worker", side, "--release", str(release), "--calls", str(calls))
+def run_side(
+    side: str, release: Path, repo: Path | None, calls: int, cutoff: date = CUTOFF
+) -> dict:
+    """One side's figures, measured in a fresh process (``cutoff``: the environment's)."""
+    cmd = module("bench.agents.environment", "--worker", side, "--release", str(release),
+                 "--calls", str(calls), "--cutoff", cutoff.isoformat())  # fmt: skip
     cmd += ["--mirai", str(repo)] if repo else []
     proc = subprocess.run(
         cmd, capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"}, cwd=REPO
@@ -230,9 +234,10 @@ def main() -> int:
     parser.add_argument("--rebuild", action="store_true", help="build a fresh release first")
     parser.add_argument("--worker", choices=("ours", "mirai"), help=argparse.SUPPRESS)
     parser.add_argument("--release", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--cutoff", type=date.fromisoformat, default=CUTOFF, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker, args.release, args.mirai, args.calls)))
+        print(json.dumps(worker(args.worker, args.release, args.mirai, args.calls, args.cutoff)))
         return 0
     release = release_path(args.workdir.resolve(), args.rebuild)
     ours = run_side("ours", release, None, args.calls)

@@ -49,14 +49,18 @@ class MonthMirror:
     urls: dict[str, str] = field(default_factory=dict)  # SOURCEURL -> its real page's URL
 
 
-def slot_times(start: date, days: int, per_day: int) -> list[datetime]:
-    """``per_day`` slots a day, spread evenly over its 96 quarter hours."""
+def slot_times(days: list[date], per_day: int) -> list[datetime]:
+    """``per_day`` slots on each of ``days``, spread evenly over its 96 quarter hours."""
     if not 1 <= per_day <= 96:
         raise ValueError(f"slots per day: 1 to 96, not {per_day}")
     step = 96 // per_day
-    first = datetime(start.year, start.month, start.day)
-    return [first + timedelta(days=d, minutes=15 * step * k)
-            for d in range(days) for k in range(per_day)]  # fmt: skip
+    return [datetime(d.year, d.month, d.day) + timedelta(minutes=15 * step * k)
+            for d in days for k in range(per_day)]  # fmt: skip
+
+
+def span(start: date, days: int) -> list[date]:
+    """``days`` days from ``start``."""
+    return [start + timedelta(days=n) for n in range(days)]
 
 
 def _stamp(t: datetime) -> bytes:
@@ -105,8 +109,7 @@ def _slot(rng: random.Random, real: dict[str, list[list[bytes]]], t: datetime, f
 
 def build(
     mirror: Path,
-    start: date,
-    days: int,
+    days: list[date],
     per_day: int = 96,
     *,
     hosts: int = 200,
@@ -120,7 +123,7 @@ def build(
     at most this many source URLs a day (None: one per event)."""
     real = {t: [line.split(b"\t") for line in p.read_bytes().splitlines()] for t, p in REAL.items()}
     rng = random.Random(seed)
-    times = slot_times(start, days, per_day)
+    times = slot_times(days, per_day)
     made = MonthMirror(slots=[_stamp(t).decode() for t in times], rows={"export": 0, "mentions": 0})
     entries = []
     for k, t in enumerate(times):

@@ -123,11 +123,13 @@ def stage_commands(days: int) -> list[tuple[str, list[str]]]:
 WORKER = """
 import json, resource, sys, time
 from gdelt_forecast.cli import main
-t0 = time.perf_counter()
+from gdelt_forecast.orchestration.tasks import io_bytes
+t0, (read, written) = time.perf_counter(), io_bytes()
 code = main(sys.argv[1:])
-usage = resource.getrusage(resource.RUSAGE_SELF)
+usage, now = resource.getrusage(resource.RUSAGE_SELF), io_bytes()
 print(json.dumps({"code": code, "wall_s": time.perf_counter() - t0,
-                  "cpu_s": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024}))
+                  "cpu_s": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024,
+                  "read_bytes": now[0] - read, "written_bytes": now[1] - written}))
 """
 
 
@@ -165,6 +167,24 @@ def s3_env(endpoint: str, workdir: Path) -> dict[str, str]:
         "AWS_SHARED_CREDENTIALS_FILE": str(empty),
         "AWS_EC2_METADATA_DISABLED": "true",
     }
+
+
+def storage(
+    stack: ExitStack, kind: str, work: Path
+) -> tuple[str, dict[str, str], local_servers.S3Server | None]:
+    """The data root on ``kind`` storage: ``work/data``, or with "s3" the bucket of an S3
+    server started in ``stack`` (its AWS variables set in this process too, for the bench's
+    own bucket calls); with the environment the stages run in, and the server."""
+    env = dict(os.environ)
+    if kind != "s3":
+        return str(work / "data"), env, None
+    s3 = stack.enter_context(local_servers.S3Server(work / "s3"))
+    env.update(s3_env(s3.url, work))
+    os.environ.update(env)
+    import s3fs
+
+    s3fs.S3FileSystem(skip_instance_cache=True).mkdir(BUCKET)
+    return f"s3://{BUCKET}/data", env, s3
 
 
 class Faults:
@@ -271,6 +291,8 @@ def stage_figures(tasks: list[dict], bucket: dict) -> list[dict]:
                 else 0.0,
                 "task_s": round(sum(t["end"] - t["start"] for t in done), 1),
                 "cpu_s": round(sum(t["usage"]["cpu_s"] for t in ok), 1),
+                "read_mb": round(sum(t["usage"].get("read_bytes", 0) for t in ok) / 1e6, 1),
+                "written_mb": round(sum(t["usage"].get("written_bytes", 0) for t in ok) / 1e6, 1),
                 "peak_rss_mb": max(per_worker.values(), default=0.0),
                 "peak_rss_mb_per_worker": per_worker,
                 "tasks": len({t["map_index"] for t in tries}),
@@ -556,8 +578,7 @@ def main() -> int:
         t0 = time.perf_counter()
         made = month_mirror.build(
             mirror,
-            START,
-            args.days,
+            month_mirror.span(START, args.days),
             args.slots_per_day,
             hosts=args.hosts,
             port=web.port,
@@ -578,18 +599,7 @@ def main() -> int:
             f"storage.local_dir={work / 'scratch'}",
             *args.set,
         ]
-        env = dict(os.environ)
-        s3 = None
-        if args.storage == "s3":
-            s3 = stack.enter_context(local_servers.S3Server(work / "s3"))
-            env.update(s3_env(s3.url, work))
-            os.environ.update(env)  # this process's own bucket calls (the lock, the audit)
-            import s3fs
-
-            s3fs.S3FileSystem(skip_instance_cache=True).mkdir(BUCKET)
-            data_root = f"s3://{BUCKET}/data"
-        else:
-            data_root = str(work / "data")
+        data_root, env, s3 = storage(stack, args.storage, work)
         from gdelt_forecast.ground.config import load_config
 
         cfg = load_config(CONFIG, overrides, data_root=data_root)

@@ -23,6 +23,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from gdelt_forecast.ground.config import Config, ConfigError, from_dag_params
@@ -143,16 +144,31 @@ def run_day(name: str, day: str) -> str:
 
 @contextmanager
 def _usage() -> Iterator[None]:
-    """The stage's wall seconds and its task process's CPU seconds and peak RSS as the XCom
-    ``usage``: what a task cost, beside the worker Airflow records it ran on."""
-    start = time.perf_counter()
+    """The stage's wall seconds and bytes read and written, and its task process's CPU seconds
+    and peak RSS, as the XCom ``usage``: what a task cost, beside the worker Airflow records
+    it ran on."""
+    start, (read, written) = time.perf_counter(), io_bytes()
     yield
     used = resource.getrusage(resource.RUSAGE_SELF)
+    now = io_bytes()
     _context()["ti"].xcom_push(key="usage", value={
         "wall_s": round(time.perf_counter() - start, 3),
         "cpu_s": round(used.ru_utime + used.ru_stime, 3),
         "peak_rss_mb": round(used.ru_maxrss / 1024, 1),
+        "read_bytes": now[0] - read,
+        "written_bytes": now[1] - written,
     })  # fmt: skip
+
+
+def io_bytes() -> tuple[int, int]:
+    """The bytes this process has read and written through system calls (files, pipes and
+    sockets, so a bucket's traffic too: Linux's ``rchar`` and ``wchar``); zeros where /proc
+    has no ``io`` file."""
+    try:
+        fields = dict(line.split(": ") for line in Path("/proc/self/io").read_text().splitlines())
+        return int(fields["rchar"]), int(fields["wchar"])
+    except (OSError, KeyError, ValueError):
+        return 0, 0
 
 
 def requested_days(asset: Any) -> list[str]:

@@ -23,7 +23,7 @@ SHARES = {"robots": 0.2, "limited": 0.0, "slow": 0.0, "dead": 0.1, "redirect": 0
 
 def test_a_simulated_day_loses_nothing_and_a_planted_loss_is_named(tmp_path):
     with news_web.NewsWeb(20, seed=5, shares=SHARES) as web:
-        made = month_mirror.build(tmp_path / "mirror", DAY, days=1, per_day=4, hosts=20,
+        made = month_mirror.build(tmp_path / "mirror", [DAY], per_day=4, hosts=20,
                                   port=web.port, missing=1, corrupt=1, seed=5)  # fmt: skip
         cfg = load_config(None, [
             f"gdelt.base_url={(tmp_path / 'mirror').as_uri()}", *web.fetch_config(),

@@ -22,7 +22,7 @@ def lines(path: Path) -> int:
 
 def test_a_day_of_eight_slots_ingests_with_every_line_accounted_for(tmp_path):
     mirror = tmp_path / "mirror"
-    made = month_mirror.build(mirror, date(2025, 8, 1), days=1, per_day=8, hosts=20,
+    made = month_mirror.build(mirror, [date(2025, 8, 1)], per_day=8, hosts=20,
                               missing=1, corrupt=1, seed=7)  # fmt: skip
     assert made.slots[:2] == ["20250801000000", "20250801030000"] and len(made.slots) == 8
     assert made.rows == {"export": 8 * 1_350, "mentions": 8 * 3_360}
@@ -41,7 +41,7 @@ def test_a_day_of_eight_slots_ingests_with_every_line_accounted_for(tmp_path):
     rejected = ds.dataset(rejects, partitioning="hive").count_rows() if rejects.exists() else 0
     assert bronze + rejected == sum(lines(p) for p in served)
     # the same seed gives the same month, byte for byte
-    again = month_mirror.build(tmp_path / "again", date(2025, 8, 1), days=1, per_day=8,
+    again = month_mirror.build(tmp_path / "again", [date(2025, 8, 1)], per_day=8,
                                hosts=20, missing=1, corrupt=1, seed=7)  # fmt: skip
     assert (tmp_path / "again/masterfilelist.txt").read_text() == "\n".join(listed) + "\n"
     assert again.missing == made.missing and again.corrupt == made.corrupt

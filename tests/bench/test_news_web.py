@@ -18,7 +18,7 @@ SHARES = {"robots": 0.3, "limited": 0.3, "slow": 0.0, "dead": 0.1, "redirect": 0
 
 def test_a_slot_of_urls_is_fetched_from_the_simulated_hosts(tmp_path):
     with news_web.NewsWeb(12, seed=3, shares=SHARES) as web:
-        made = month_mirror.build(tmp_path / "mirror", date(2025, 8, 1), days=1, per_day=1,
+        made = month_mirror.build(tmp_path / "mirror", [date(2025, 8, 1)], per_day=1,
                                   hosts=12, port=web.port, missing=0, corrupt=0)  # fmt: skip
         urls = sorted(made.urls)[::20][:60]  # spread over the hosts
         cfg = load_config(None, [*web.fetch_config(), "articles.per_host_delay_s=0",

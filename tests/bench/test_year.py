@@ -1,0 +1,63 @@
+"""The year bench's small run, in CI (issue 51): bench/year/run.py on three months of two days
+of 8 slots and a few dozen pages, the data root in the S3 server's bucket, the stages run
+inline (Airflow's own cost is the month bench's test's): each month written once into the
+warehouse and linked by every later release, the month's round opened and resolved in the
+next, each release pulled by a consumer who fetches only what is new, the agent environment
+timed on it, and the last release sound."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+MONTHS = ["2025-01", "2025-02", "2025-03"]
+
+
+@pytest.mark.long(seconds=100)
+def test_three_months_refresh_by_the_month_and_releases_share_their_history(tmp_path):
+    report_path = tmp_path / "report.json"
+    command = [
+        sys.executable, "-m", "bench.year.run", "--months", "3", "--days-per-month", "2",
+        "--slots-per-day", "8", "--pages", "30", "--hosts", "12", "--engine", "inline",
+        "--calls", "2", "--workdir", str(tmp_path / "year"), "--report", str(report_path),
+        "--set", "testset.min_daily_mentions=10", "--set", "testset.min_documents=1",
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    report = json.loads(report_path.read_text())
+    months = report["months"]
+    assert [m["month"] for m in months] == MONTHS and report["ok"]
+    assert all(report["checks"].values()) and len(report["checks"]) == 9
+    assert report["problems"] == []  # the last release verifies
+
+    for n, month in enumerate(months):
+        stages = month["stages"]
+        assert set(stages) >= {"ingest", "normalize", "database", "testset", "release"}
+        assert all(s["code"] == 0 and s["cpu_s"] > 0 for s in stages.values())
+        assert stages["ingest"]["read_mb"] > 0 and stages["release"]["written_mb"] > 0
+        # A past month's files are written once: the same inodes in every later month.
+        for later in months[n + 1 :]:
+            mine = {p: i for p, i in month["warehouse_files"].items() if month["month"] in p}
+            assert mine and all(later["warehouse_files"][p] == i for p, i in mine.items())
+        calls = month["environment"]["calls"]
+        assert len(calls) == 15 and all(c["p50_ms"] > 0 for c in calls.values())
+        assert month["site"]["bytes"] > 0
+        if n:
+            # The consumer holds the releases before: it fetches the new files only, and the
+            # month's round opened a month ago resolves now.
+            assert month["pull"]["linked"] > 0
+            manifest = Path(month["release_path"]) / "manifest.json"
+            assert month["pull"]["fetched_bytes"] <= (
+                month["release_new_bytes"] + manifest.stat().st_size
+            )
+            assert month["release_new_bytes"] < month["release_bytes"]
+            assert month["rounds"]["resolve"]["code"] == 0
+    storage = report["storage"]
+    assert storage["releases_together_bytes"] < sum(m["release_bytes"] for m in months)
+    assert storage["bucket_releases_bytes"] >= sum(m["release_bytes"] for m in months)
+    assert set(report["growth"]) == set(months[-1]["stages"])
