@@ -71,6 +71,17 @@ def test_manifest_lists_every_file_with_its_size_and_sha256(release):
     assert (release.parent / "LATEST").read_text() == "2025.08.0\n"
 
 
+def test_the_history_is_the_warehouse_files_linked_and_listed_as_they_are(release, demo_cfg):
+    # One file on the disk, two names: every release that holds a month holds this file.
+    warehouse = demo_cfg.data_root / "warehouse"
+    listed = {f["path"]: f["sha256"] for f in json.loads((release / MANIFEST).read_text())["files"]}
+    for table in ("events", "quads", "news", "news_terms", "quad_docs", "funnel"):
+        for month in ("2025-07", "2025-08"):
+            name = f"{table}/{month}-part-0.parquet"
+            assert (release / name).stat().st_ino == (warehouse / name).stat().st_ino, name
+            assert listed[name] == hashlib.sha256((warehouse / name).read_bytes()).hexdigest()
+
+
 def test_verify_passes_and_names_each_bad_file(release, tmp_path, capsys):
     assert verify(release) == []
     assert main(["release", "verify", str(release)]) == 0

@@ -1,6 +1,7 @@
 """The warehouse by month (issue 51): a month's files are written once, a refresh writes only
 the month that changed and those after it, the months built one by one are the history built
-whole, and releases link a month's files instead of writing them again."""
+whole, and a release whose history starts within a month keeps its days from the start
+(tests/release/test_release.py shows a release's files linked to the warehouse's)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,9 @@ import pytest
 from gdelt_forecast.ground.data_root import WAREHOUSE_SOURCES
 from gdelt_forecast.ground.duck import open_warehouse
 from gdelt_forecast.ground.files import sha256
-from gdelt_forecast.pipeline.runner import run
 from gdelt_forecast.release.build import link_history
 from gdelt_forecast.warehouse.build import WarehouseError, build_database
-from tests.release.conftest import MONTH, demo_month
+from tests.release.conftest import demo_month
 
 JULY, AUGUST = "2025-07", "2025-08"
 
@@ -123,22 +123,6 @@ def test_documents_of_a_month_without_silver_events_are_refused(demo, tmp_path):
     with pytest.raises(WarehouseError, match=f"{JULY} has silver/funnel, articles/docs but no "
                        "silver events: run normalize for its days"):  # fmt: skip
         build_database(demo)
-
-
-def test_releases_hold_the_warehouse_files_of_their_months_linked(demo):
-    first = Path(run("release", demo, MONTH).path)
-    second = Path(run("release", demo, MONTH).path)
-    folder = demo.data_root / "warehouse"
-    for table in ("events", "quads", "news", "news_terms", "quad_docs", "funnel"):
-        for month in (JULY, AUGUST):
-            name = f"{table}/{month}-part-0.parquet"
-            inodes = {(r / name).stat().st_ino for r in (first, second, folder)}
-            assert len(inodes) == 1, name  # one file on the disk, three names
-    listed = [
-        {f["path"]: f["sha256"] for f in json.loads((r / "manifest.json").read_text())["files"]}
-        for r in (first, second)
-    ]
-    assert listed[0]["events/2025-07-part-0.parquet"] == listed[1]["events/2025-07-part-0.parquet"]
 
 
 def test_a_history_starting_within_a_month_keeps_its_days_from_the_start(demo, tmp_path):
