@@ -32,7 +32,8 @@ def stem(month: str) -> str:
 
 def read_index(folder: Path) -> dict:
     """``months.json`` of the warehouse's ``folder``: ``{"months": {month: {"key", "days",
-    "files": {table: [{"path", "rows", "sha256"}]}}}}``; no months where there is none."""
+    "files": {table: [{"path", "rows", "sha256", "bytes", "mtime_ns"}]}}}}``; no months where
+    there is none."""
     path = folder / INDEX
     if not path.exists():
         return {"months": {}}

@@ -366,9 +366,10 @@ def link_history(cfg: Config, start: date, last: date, out: Path) -> None:
 def _link(source: Path, dest: Path, digest: str) -> None:
     """``source`` at ``dest``, a hard link where the file system allows one, once its sha256
     is the one the warehouse listed (a file changed since is refused)."""
-    if sha256(source) != digest:
+    if not source.is_file() or sha256(source) != digest:
         raise ReleaseError(
-            f"{source} changed since the warehouse wrote it: run `gdelt-forecast database` again"
+            f"{source} is gone or changed since the warehouse wrote it: run `gdelt-forecast "
+            "database` again"
         )
     link_or_copy(source, dest)
 

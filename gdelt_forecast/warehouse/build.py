@@ -98,7 +98,7 @@ def build_database(cfg: Config) -> Summary:
         index = parts.read_index(folder)
         old = index["months"]
         keys = _keys(sources, found)
-        written = [m for m in sorted(keys) if old.get(m, {}).get("key") != keys[m]]
+        written = [m for m in sorted(keys) if not _current(folder, old.get(m), keys[m])]
         months = {m: old[m] for m in keys if m not in written}
         with duck.connect(cfg) as con:
             if fs := filesystem(cfg.data_root):
@@ -157,6 +157,22 @@ def _keys(sources: dict[str, dict[str, list[str]]], found: dict[str, str]) -> di
             {"format": FORMAT, "sql": sql, "sources": files, "before": before}
         )
     return keys
+
+
+def _current(folder: Path, listed: dict | None, key: str) -> bool:
+    """Whether a month's files, as the index lists them, are those ``key`` asks for and as
+    they were written (size and modification time: one deleted or edited by hand is written
+    again, without reading the history's bytes)."""
+    if listed is None or listed["key"] != key:
+        return False
+    for f in (f for fs in listed["files"].values() for f in fs):
+        path = folder / f["path"]
+        if not path.is_file() or (path.stat().st_size, path.stat().st_mtime_ns) != (
+            f.get("bytes"),
+            f.get("mtime_ns"),
+        ):
+            return False
+    return True
 
 
 def _month_tables(
@@ -232,10 +248,10 @@ def _replace_month(folder: Path, month: str, written: dict[str, list[Path]]) -> 
                 old.unlink()
         entries[table] = []
         for f in files:
-            entries[table].append(
-                {"path": f"{table}/{f.name}", "rows": parquet_rows(f), "sha256": sha256(f)}
-            )
+            entry = {"path": f"{table}/{f.name}", "rows": parquet_rows(f), "sha256": sha256(f)}
             os.replace(f, dest / f.name)
+            stat = (dest / f.name).stat()
+            entries[table].append(entry | {"bytes": stat.st_size, "mtime_ns": stat.st_mtime_ns})
     return entries
 
 

@@ -18,7 +18,7 @@ import pytest
 from gdelt_forecast.ground.data_root import WAREHOUSE_SOURCES
 from gdelt_forecast.ground.duck import open_warehouse
 from gdelt_forecast.ground.files import sha256
-from gdelt_forecast.release.build import link_history
+from gdelt_forecast.release.build import ReleaseError, link_history
 from gdelt_forecast.warehouse.build import WarehouseError, build_database
 from tests.release.conftest import demo_month
 
@@ -142,6 +142,14 @@ def test_a_history_starting_within_a_month_keeps_its_days_from_the_start(demo, t
 def test_a_warehouse_file_changed_since_it_was_written_is_refused(demo, tmp_path):
     quads = demo.data_root / "warehouse/quads/2025-07-part-0.parquet"
     quads.write_bytes(quads.read_bytes()[:-1] + b"\x00")
-    with pytest.raises(Exception, match="changed since the warehouse wrote it: run `gdelt-forecast "
-                       "database` again"):  # fmt: skip
+    with pytest.raises(ReleaseError, match="gone or changed since the warehouse wrote it: run "
+                       "`gdelt-forecast database` again"):  # fmt: skip
         link_history(demo, date(2025, 1, 1), date(2025, 8, 31), tmp_path / "release")
+    # Edited by hand: the next database writes the month again (its key, and so the next
+    # month's, is the same: the sources did not change).
+    assert build_database(demo).written == ["2025-07"]
+    link_history(demo, date(2025, 1, 1), date(2025, 8, 31), tmp_path / "release")
+    quads.unlink()  # deleted by hand: the same
+    with pytest.raises(ReleaseError, match="gone or changed"):
+        link_history(demo, date(2025, 1, 1), date(2025, 8, 31), tmp_path / "again")
+    assert build_database(demo).written == ["2025-07"] and quads.is_file()
