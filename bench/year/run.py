@@ -15,7 +15,8 @@ them, to show what month N costs against month 1 (issue 51).
    measure; a stage's peak RSS is then this process's so far); the round that the month
    before opened is resolved (``round resolve``) and the month's own round opened on the 1st
    of the next month (``round open --replay``, horizon 1, no grace day, so that the next
-   month's second day resolves it), each in a fresh process; the release pulled from its
+   month's second day resolves it), each in a fresh process (inline with ``--engine
+   inline``); the release pulled from its
    storage into a consumer's data root that holds the releases before it (``release pull``:
    what a consumer transfers); the agent environment opened on the pulled release and every
    MIRAI tool timed (bench/agents/environment.py, cutoff the next month's 1st); the site
@@ -24,8 +25,8 @@ them, to show what month N costs against month 1 (issue 51).
 The report (``--report FILE.json``) has per month: each stage's wall and task seconds, CPU
 seconds, peak RSS and bytes read and written (``rchar``/``wchar`` of its task processes:
 files, pipes and sockets, so a bucket's traffic too); the warehouse's bytes and each of its
-month files' inode (a file written again is a new one); the release's
-bytes and the bytes new to it (files whose sha256 the month before's manifest does not list);
+month files' inode (a file written again is a new one); the release's bytes and the bytes
+new to it (files whose sha256 the month before's manifest does not list);
 what its pull fetched; the rounds' seconds; the site's seconds and bytes; the environment's
 open time, peak RSS and per-tool p50/p95. Then ``growth`` (per stage, the last month's CPU
 and wall seconds over the first's), ``storage`` (the consumer's releases together, each file
@@ -36,11 +37,10 @@ every check holds.
 
 Run: ``python -m bench.year.run --months N [--days-per-month D] [--slots-per-day K]
 [--pages P] [--hosts H] [--storage s3|local] [--engine celery|inline] [--workers W]
-[--worker-slots S]
-[--first-month YYYY-MM] [--calls C] [--workdir DIR] [--set section.key=value ...] --report
-FILE.json`` (defaults: 12 months of every day at full volume, S3, two workers). A run smaller
-than a day at full volume needs lower thresholds for its test set to have queries (``--set
-testset.min_daily_mentions=10``, for instance).
+[--worker-slots S] [--first-month YYYY-MM] [--calls C] [--workdir DIR] [--set
+section.key=value ...] --report FILE.json`` (defaults: 12 months of every day at full
+volume, S3, two workers). A run smaller than a day at full volume needs lower thresholds for
+its test set to have queries (``--set testset.min_daily_mentions=10``, for instance).
 """
 
 from __future__ import annotations
