@@ -30,6 +30,17 @@ def stem(month: str) -> str:
     return f"{month}-"
 
 
+def as_listed(folder: Path, item: dict) -> bool:
+    """Whether the month file ``item`` (an index entry) lies in the warehouse's ``folder`` as
+    it was written: its size and modification time, so a file deleted or edited by hand is
+    seen without reading the history's bytes."""
+    path = folder / item["path"]
+    if not path.is_file():
+        return False
+    stat = path.stat()
+    return (stat.st_size, stat.st_mtime_ns) == (item.get("bytes"), item.get("mtime_ns"))
+
+
 def read_index(folder: Path) -> dict:
     """``months.json`` of the warehouse's ``folder``: ``{"months": {month: {"key", "days",
     "files": {table: [{"path", "rows", "sha256", "bytes", "mtime_ns"}]}}}}``; no months where

@@ -349,7 +349,7 @@ def link_history(cfg: Config, start: date, last: date, out: Path) -> None:
                 files = listed["files"][table]
                 if first >= start and end <= last:
                     for f in files:
-                        _link(folder / f["path"], dest / Path(f["path"]).name, f["sha256"])
+                        _link(folder, f, dest / Path(f["path"]).name)
                     continue
                 reader = duck.relation(
                     con,
@@ -363,15 +363,16 @@ def link_history(cfg: Config, start: date, last: date, out: Path) -> None:
                              months_index.stem(month))  # fmt: skip
 
 
-def _link(source: Path, dest: Path, digest: str) -> None:
-    """``source`` at ``dest``, a hard link where the file system allows one, once its sha256
-    is the one the warehouse listed (a file changed since is refused)."""
-    if not source.is_file() or sha256(source) != digest:
+def _link(folder: Path, item: dict, dest: Path) -> None:
+    """The warehouse's month file ``item`` at ``dest``, a hard link where the file system
+    allows one, once it is as the warehouse wrote it (a file gone or changed since is refused;
+    the manifest then lists the sha256 of what was linked)."""
+    if not months_index.as_listed(folder, item):
         raise ReleaseError(
-            f"{source} is gone or changed since the warehouse wrote it: run `gdelt-forecast "
-            "database` again"
+            f"{folder / item['path']} is gone or changed since the warehouse wrote it: run "
+            "`gdelt-forecast database` again"
         )
-    link_or_copy(source, dest)
+    link_or_copy(folder / item["path"], dest)
 
 
 def _copy_stage(folder: Path, record: dict, out: Path, places: tuple) -> None:

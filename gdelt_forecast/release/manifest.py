@@ -56,7 +56,7 @@ def listed(raw: bytes, where: str) -> tuple[str, list[dict]]:
             or not path.isprintable()  # no control, format or surrogate character: a name to show
             or path != PurePosixPath(*parts).as_posix()
             or parts[0] == "/"
-            or any(p.startswith(".") or "\\" in p or "\x00" in p for p in parts)
+            or any(p.startswith(".") or "\\" in p for p in parts)
             or path == MANIFEST
             or path in paths
         ):

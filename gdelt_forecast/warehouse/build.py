@@ -103,6 +103,7 @@ def build_database(cfg: Config) -> Summary:
         with duck.connect(cfg) as con:
             if fs := filesystem(cfg.data_root):
                 con.register_filesystem(fs)
+            con.register("no_docs", DOCS.empty_table())  # a month without documents reads it
             for month in written:
                 log.info("database: %s (%d days)", month, len(sources[month][EVENTS]))
                 _month_tables(con, cfg, month, sources, months, folder)
@@ -161,18 +162,10 @@ def _keys(sources: dict[str, dict[str, list[str]]], found: dict[str, str]) -> di
 
 def _current(folder: Path, listed: dict | None, key: str) -> bool:
     """Whether a month's files, as the index lists them, are those ``key`` asks for and as
-    they were written (size and modification time: one deleted or edited by hand is written
-    again, without reading the history's bytes)."""
+    they were written (one deleted or edited by hand is written again)."""
     if listed is None or listed["key"] != key:
         return False
-    for f in (f for fs in listed["files"].values() for f in fs):
-        path = folder / f["path"]
-        if not path.is_file() or (path.stat().st_size, path.stat().st_mtime_ns) != (
-            f.get("bytes"),
-            f.get("mtime_ns"),
-        ):
-            return False
-    return True
+    return all(parts.as_listed(folder, f) for fs in listed["files"].values() for f in fs)
 
 
 def _month_tables(
@@ -190,7 +183,6 @@ def _month_tables(
     docs = [r for m in sorted(sources) if m <= month for r in sources[m][DOC_FILES]]
     earlier = [folder / f["path"]
                for m in sorted(done) if m < month for f in done[m]["files"]["news"]]  # fmt: skip
-    con.register("no_docs", DOCS.empty_table())
     views = {
         "events": _parquet(cfg, mine[EVENTS]),
         "funnel": _parquet(cfg, mine[FUNNEL]),
