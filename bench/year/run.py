@@ -33,11 +33,13 @@ and wall seconds over the first's), ``storage`` (the consumer's releases togethe
 counted once however many releases link it, against the last release alone; and the bucket's
 ``releases/``), and ``checks``: every month's run succeeded, its round opened, the month
 before's round resolved, the last release verifies as sound. The exit status is 1 unless
-every check holds.
+every check holds. With ``--mirai DIR`` (a checkout of yecchen/MIRAI), ``tools_vs_mirai``:
+our tools and MIRAI's ``api_implementation.py`` on the last release, asked about its whole
+history, side by side with bench/agents/environment.py's targets (reported, not a check).
 
 Run: ``python -m bench.year.run --months N [--days-per-month D] [--slots-per-day K]
 [--pages P] [--hosts H] [--storage s3|local] [--engine celery|inline] [--workers W]
-[--worker-slots S] [--first-month YYYY-MM] [--calls C] [--workdir DIR] [--set
+[--worker-slots S] [--first-month YYYY-MM] [--calls C] [--mirai DIR] [--workdir DIR] [--set
 section.key=value ...] --report FILE.json`` (defaults: 12 months of every day at full
 volume, S3, two workers). A run smaller than a day at full volume needs lower thresholds for
 its test set to have queries (``--set testset.min_daily_mentions=10``, for instance).
@@ -161,6 +163,26 @@ def consumer_month(url: str, consumer: Path, cutoff: date, calls: int) -> dict:
     }
 
 
+def tools_against_mirai(release: Path, repo: Path, calls: int, work: Path) -> dict:
+    """Our tools and MIRAI's on ``release``, asked about its whole history, side by side
+    (bench/agents/environment.py's targets)."""
+    end = environment_bench.history_end(release)
+    cutoff = end + timedelta(days=1)
+    manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
+    span = (end - date.fromisoformat(manifest["history"]["start"])).days + 1
+    layout = environment_bench.mirai_layout(release, work / "mirai-layout")
+    ours = environment_bench.run_side("ours", release, None, calls, cutoff, span)
+    theirs = environment_bench.run_side("mirai", release, repo, calls, cutoff, span, layout)
+    return {
+        "cutoff": cutoff.isoformat(),
+        "days": span,
+        "ours": ours,
+        "mirai": theirs,
+        "verdicts": environment_bench.compare(ours, theirs),
+        "lines": environment_bench.report(ours, theirs),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--months", type=int, default=12)
@@ -174,6 +196,11 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--worker-slots", type=int, default=4)
     parser.add_argument("--calls", type=int, default=10, help="timed calls per tool a month")
+    parser.add_argument(
+        "--mirai", type=Path,
+        help="a checkout of yecchen/MIRAI: its tools against ours on the last release, over "
+        "its whole history",
+    )  # fmt: skip
     parser.add_argument("--timeout-s", type=float, default=4 * 3600, help="per month")
     parser.add_argument("--workdir", type=Path, default=REPO / "bench-data" / "year")
     parser.add_argument("--report", type=Path, required=True)
@@ -299,6 +326,9 @@ def main() -> int:
 
         problems = verify(last) if last.is_dir() and last != work else ["no release"]
         checks["last release verifies"] = not problems
+        if args.mirai and last.is_dir() and last != work:
+            report["tools_vs_mirai"] = tools_against_mirai(last, args.mirai, args.calls, work)
+            print("\n".join(report["tools_vs_mirai"].pop("lines")), flush=True)
         releases = work / "consumer" / "releases"
         seen: set = set()
         together = sum(folder_bytes(r, seen) for r in sorted(releases.iterdir()) if r.is_dir())

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
@@ -78,12 +79,16 @@ LEDGER_SCHEMA = pa.schema(
 _ADDED_UP = ("attempts", "requests", "waited_s")  # over every run of a URL
 
 
-def read_ledger(data_root: Path) -> dict[str, dict]:
-    """The ledger's rows by URL."""
+def read_ledger(data_root: Path, urls: Iterable[str] | None = None) -> dict[str, dict]:
+    """The ledger's rows by URL: all, or those of ``urls`` (a day's, without turning a
+    year's rows into dicts)."""
     path = DataRoot(data_root).fetch_ledger
     if not path.exists():
         return {}
-    return {row["url"]: row for row in pq.read_table(path, schema=LEDGER_SCHEMA).to_pylist()}
+    table = pq.read_table(path, schema=LEDGER_SCHEMA)
+    if urls is not None:
+        table = table.filter(pc.is_in(table["url"], pa.array(list(urls), pa.string())))
+    return {row["url"]: row for row in table.to_pylist()}
 
 
 def settled_urls(data_root: Path) -> set[str]:

@@ -191,11 +191,15 @@ def process_page(page: Page, day: date, preset: obelics.Preset, timeout_s: float
 def process(cfg: Config, first: date, last: date, warc: list[Path] | None = None) -> Summary:
     """Turn the fetched pages of the days' source URLs into documents and exclusions."""
     wanted = urls_for_days(cfg, first, last)
-    stored = DataRoot(cfg.data_root).pages
-    sources = list(warc or cfg.articles.archives or sorted(stored.rglob("*.warc.gz")))
-    if not sources:
+    ledger = read_ledger(cfg.data_root, wanted)
+    # The fetch's own pages are read from the WARC files the ledger names for these URLs,
+    # not from every file of the history.
+    named = {r["warc_file"] for r in ledger.values() if r["status"] == "fetched" and r["warc_file"]}
+    sources = list(warc or cfg.articles.archives or (cfg.data_root / f for f in sorted(named)))
+    if wanted and not (sources or ledger):
         raise ArticlesError(
-            f"no pages under {stored}: run `gdelt-forecast articles fetch`, or pass --warc"
+            f"no pages under {DataRoot(cfg.data_root).pages} for the {len(wanted):,} source "
+            "URLs of these days: run `gdelt-forecast articles fetch`, or pass --warc"
         )
     preset = preset_for(cfg)
     results: dict[str, tuple[datetime | None, dict | None, list[dict]]] = {}
@@ -222,7 +226,6 @@ def process(cfg: Config, first: date, last: date, warc: list[Path] | None = None
             in_flight[job] = (page.url, page.fetched_at)
         collect(wait(in_flight).done)
     summary.pages = len(results)
-    ledger = read_ledger(cfg.data_root)
     for url, day in wanted.items():
         if url not in results:
             status = ledger.get(url, {}).get("status") or "not fetched"

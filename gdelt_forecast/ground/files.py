@@ -14,7 +14,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -85,12 +85,13 @@ def parquet_rows(path: Path) -> int:
     return pq.ParquetFile(path).metadata.num_rows
 
 
-def entry(root: Path, path: Path) -> dict:
-    """``path`` relative to ``root`` (POSIX), its bytes, sha256 and, for Parquet, rows."""
+def entry(root: Path, path: Path, digest: Callable[[Path], str] = sha256) -> dict:
+    """``path`` relative to ``root`` (POSIX), its bytes, sha256 (by ``digest``) and, for
+    Parquet, rows."""
     item = {
         "path": path.relative_to(root).as_posix(),
         "bytes": path.stat().st_size,
-        "sha256": sha256(path),
+        "sha256": digest(path),
     }
     if path.suffix == ".parquet":
         item["rows"] = parquet_rows(path)

@@ -51,6 +51,7 @@ from gdelt_forecast.contract.names import (
 from gdelt_forecast.ground import dates, duck
 from gdelt_forecast.ground.config import Config
 from gdelt_forecast.ground.data_root import ROUND_QUESTIONS, DataRoot, round_folder
+from gdelt_forecast.ground.digests import Digests
 from gdelt_forecast.ground.errors import StageError
 from gdelt_forecast.ground.files import (
     entry,
@@ -205,7 +206,7 @@ def build_release(
         meta["round"] = _live_round(month, (now or datetime.now(UTC)).date())
         with _timed(phases, "baselines"):
             meta["baselines"] = _score(cfg, tmp)
-        rows = _seal(meta, tmp, phases)
+        rows = _seal(meta, tmp, phases, cfg.data_root)
         put_in_place(root, tmp, version)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -403,7 +404,7 @@ def _score(cfg: Config, out: Path) -> dict:
     return {m: {s: _figures(scored[m, s]) for s in QUERIES} for m in BASELINES}
 
 
-def _seal(meta: dict, out: Path, phases: dict[str, float]) -> dict[str, int]:
+def _seal(meta: dict, out: Path, phases: dict[str, float], data_root: Path) -> dict[str, int]:
     """Statistics, ``quality.json``, the card, Croissant and the manifest; the row count of
     each table."""
     schemas = _schemas(out)
@@ -430,7 +431,9 @@ def _seal(meta: dict, out: Path, phases: dict[str, float]) -> dict[str, int]:
     write_json(out / "stats" / "quality.json", meta["quality"])
     with _timed(phases, "card, croissant, manifest"):
         (out / "README.md").write_text(card.render(meta, schemas, rows, headline), encoding="utf-8")
-        files = manifest.entries(out)
+        # The history's files are the warehouse's, linked: their sha256 is known already.
+        with Digests(data_root) as digests:
+            files = manifest.entries(out, digests.of)
         write_json(
             out / "croissant.json",
             croissant.croissant(

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from gdelt_forecast.contract.names import MANIFEST
 from gdelt_forecast.ground.errors import StageError
-from gdelt_forecast.ground.files import entry
+from gdelt_forecast.ground.files import entry, sha256
 
 VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -27,8 +28,8 @@ def on_disk(root: Path) -> list[Path]:
     )
 
 
-def entries(root: Path) -> list[dict]:
-    return [entry(root, p) for p in on_disk(root)]
+def entries(root: Path, digest: Callable[[Path], str] = sha256) -> list[dict]:
+    return [entry(root, p, digest) for p in on_disk(root)]
 
 
 def listed(raw: bytes, where: str) -> tuple[str, list[dict]]:

@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 
 from gdelt_forecast.contract.names import MANIFEST
 from gdelt_forecast.ground.config import Config
-from gdelt_forecast.ground.files import sha256
+from gdelt_forecast.ground.digests import Digests
 from gdelt_forecast.release import manifest
 from gdelt_forecast.release.build import Summary, stays_latest
 from gdelt_forecast.storage.bucket import Bucket, StorageError
@@ -50,7 +50,9 @@ def put(copy: WorkingCopy, version: str) -> Published:
     files = sorted(p for p in folder.rglob("*") if p.is_file())
     names = [PurePosixPath(*p.relative_to(folder).parts).as_posix() for p in files]
     held = _held(store)
-    found = {n: held.get((sha256(p), p.stat().st_size)) for p, n in zip(files, names, strict=True)}
+    with Digests(copy.path) as digests:
+        found = {n: held.get((digests.of(p), p.stat().st_size))
+                 for p, n in zip(files, names, strict=True)}  # fmt: skip
     upload = [(p, n) for p, n in zip(files, names, strict=True) if found[n] is None]
     try:
         store.fs.put([str(p) for p, _ in upload], [f"{staging}/{n}" for _, n in upload])

@@ -33,7 +33,7 @@ from filelock import FileLock
 
 from gdelt_forecast.ground.config import Config
 from gdelt_forecast.ground.data_root import WAREHOUSE, WAREHOUSE_PARTS, WAREHOUSE_RECORD
-from gdelt_forecast.ground.files import sha256
+from gdelt_forecast.ground.digests import Digests
 from gdelt_forecast.storage.bucket import Bucket, StorageError, bucket, reported
 from gdelt_forecast.storage.leases import bucket_lock
 
@@ -277,13 +277,15 @@ def location(data_root: Path, rel: str) -> str:
 
 def versions(data_root: Path, patterns: tuple[str, ...]) -> dict[str, str]:
     """``{relative path: version}`` of the files matching ``patterns``: the sha256 of a local
-    file, the ETag of a bucket's object, so the same on every machine."""
+    file (hashed once per version of it: :mod:`gdelt_forecast.ground.digests`), the ETag of a
+    bucket's object, so the same on every machine."""
     found = working_copy_of(data_root)
     if found:
         return {r: e for p in patterns for r, e in _bucket_matching(found[0].bucket, p).items()}
     root = Path(data_root)
     files = [p for g in patterns for p in sorted(root.glob(g))]
-    return {p.relative_to(root).as_posix(): sha256(p) for p in files}
+    with Digests(root) as digests:
+        return {p.relative_to(root).as_posix(): digests.of(p) for p in files}
 
 
 def arrived(path: Path):

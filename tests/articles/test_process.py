@@ -3,11 +3,13 @@ reasons, every source URL accounted for, duplicates collapsed, and the warehouse
 
 import hashlib
 import json
+import shutil
 from datetime import datetime
 
 import pyarrow.parquet as pq
 import pytest
 
+from gdelt_forecast.articles.ledger import settle_finished_runs
 from gdelt_forecast.articles.process import (
     ArticlesError,
     doc_id,
@@ -16,10 +18,11 @@ from gdelt_forecast.articles.process import (
     process,
     process_page,
 )
-from gdelt_forecast.articles.warc import Page, write_pages
+from gdelt_forecast.articles.warc import _OPEN, Page, write_pages
 from gdelt_forecast.cli import main
 from gdelt_forecast.contract.documents import FILTERS
 from gdelt_forecast.ground.config import load_config
+from gdelt_forecast.ground.data_root import DataRoot
 from gdelt_forecast.ground.duck import open_warehouse
 from gdelt_forecast.warehouse.build import build_database
 from tests.articles.conftest import DAY, HTML, article_pages, quad_urls
@@ -69,6 +72,29 @@ def test_articles_kept_pages_excluded_every_url_accounted_for(database, archive)
     assert removed[urls[5]]["reason"] == "no page: not fetched"
     assert (removed[urls[5]]["filter"], removed[urls[5]]["value"]) == ("fetch", "not fetched")
     assert set(kept) | set(removed) == set(urls) and not set(kept) & set(removed)
+
+
+def test_the_fetched_pages_are_read_from_the_files_the_ledger_names(database, archive):
+    """A month's process reads the WARC files its URLs' ledger rows name, not every file of
+    the history: a file no row names (another run's, or planted) is not opened, and a newer
+    page of a URL in it does not replace the ledger's."""
+    warc, urls, firsts = archive
+    pages = DataRoot(database.data_root).pages
+    pages.mkdir(parents=True)
+    # A run that died with its WARC open and its journal empty: settling the ledger recovers
+    # each of its pages as fetched, in the file it is sealed into.
+    shutil.copyfile(warc, pages / f".run1-00001.warc.gz{_OPEN}")
+    DataRoot(database.data_root).fetch_journal.mkdir(parents=True)
+    (DataRoot(database.data_root).fetch_journal / "run1.jsonl").touch()
+    assert settle_finished_runs(database.data_root) == 5
+    body, _ = list(article_pages().values())[1]
+    write_pages(pages / "planted-00001.warc.gz", {urls[0]: body})  # newer, named by no row
+    (pages / "garbage-00001.warc.gz").write_bytes(b"not a WARC file")
+
+    summary = process(database, DAY, DAY)
+    assert (summary.pages, summary.kept) == (5, 3)
+    kept = {row["url"]: row["text"] for row in docs(database).to_pylist()}
+    assert firsts[urls[0]][:60] in kept[urls[0]]
 
 
 def test_obelics_preset_removes_paragraphs_and_records_them(database, archive):
