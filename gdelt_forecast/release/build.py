@@ -50,7 +50,7 @@ from gdelt_forecast.contract.names import (
 )
 from gdelt_forecast.ground import dates, duck
 from gdelt_forecast.ground.config import Config
-from gdelt_forecast.ground.data_root import ROUND_QUESTIONS, DataRoot, round_folder
+from gdelt_forecast.ground.data_root import ROUND_QUESTIONS, SCRATCH, DataRoot, round_folder
 from gdelt_forecast.ground.digests import Digests
 from gdelt_forecast.ground.errors import StageError
 from gdelt_forecast.ground.files import (
@@ -266,7 +266,11 @@ def _package(
     slots = _gdelt_slots(cfg, start, last, out / "gdelt" / "slots.parquet")
     with _timed(phases, "MIRAI's database (measured)"):
         log.info("release %s: MIRAI's data_kg.csv and data_news.csv, measured", version)
-        built = mirai_database.measure(out, start, last, cfg.release.memory_limit)
+        root = DataRoot(cfg.data_root)
+        listed = months_index.read_index(root.warehouse_parts)["months"]
+        keys = {month: found["key"] for month, found in listed.items()}
+        built = mirai_database.measure(out, start, last, cfg.release.memory_limit, keys,
+                                       root.path(f"{SCRATCH}/mirai-parts"))  # fmt: skip
     with _timed(phases, "tkg files"):
         log.info("release %s: tkg/ quadruple files", version)
         tkg = write_tkg(out, start, dates.month_range(month)[0], cfg.release.tkg_valid_days)

@@ -15,8 +15,8 @@ import duckdb
 from gdelt_forecast.cli import main
 from gdelt_forecast.contract.names import MANIFEST
 from gdelt_forecast.ground import duck
-from gdelt_forecast.ground.files import sha256
-from gdelt_forecast.release.mirai_database import FILES, write
+from gdelt_forecast.release import mirai_database
+from gdelt_forecast.release.mirai_database import FILES, differences, measure, write
 from gdelt_forecast.release.verify import verify
 from tests.testset.test_build import D8, QUADS, warehouse
 
@@ -79,8 +79,12 @@ def test_the_release_lists_them_as_built_and_release_mirai_builds_those_bytes(
     elsewhere = tmp_path / "elsewhere"
     assert main(["release", "mirai", str(shipped), "--out", str(elsewhere)]) == 0
     assert not (shipped / KG).exists()
+    assert differences(elsewhere, manifest["built"]) == []
     for item in manifest["built"]:
-        assert sha256(elsewhere / item["path"]) == item["sha256"]
+        # the header, then a part per month of the history (Jan. 1 to the demo's August)
+        assert [p["part"] for p in item["parts"]] == ["header", *(f"2025-{m:02d}" for m in
+                                                                 range(1, 9))]  # fmt: skip
+        assert (elsewhere / item["path"]).stat().st_size == item["bytes"]
         assert (elsewhere / item["path"]).read_bytes() == (release / item["path"]).read_bytes()
     for _ in range(2):  # into the release itself, and again: the same bytes
         assert main(["release", "mirai", str(shipped)]) == 0
@@ -93,15 +97,46 @@ def test_release_mirai_refuses_bytes_that_are_not_the_manifests(release, tmp_pat
     copy = tmp_path / "copy"
     shutil.copytree(release, copy)
     manifest = json.loads((copy / MANIFEST).read_text())
-    manifest["built"][0]["sha256"] = "0" * 64  # as if the Parquet or the code had changed
+    august = manifest["built"][0]["parts"][-1]
+    right, august["sha256"] = august["sha256"], "0" * 64  # as if the Parquet or code changed
     (copy / MANIFEST).write_text(json.dumps(manifest))
     assert main(["release", "mirai", str(copy)]) == 1
     assert f"{KG}: " in capsys.readouterr().err
     assert verify(copy) == [
-        f"{KG}: {(copy / KG).stat().st_size} bytes, sha256 {sha256(copy / KG)[:12]}..., the "
-        f"manifest says {(copy / KG).stat().st_size} bytes, 000000000000... "
+        f"{KG}: the rows of 2025-08 ({august['bytes']} bytes) has sha256 {right[:12]}..., the "
+        "manifest says 000000000000... "
         "(`gdelt-forecast release mirai DIR` builds it from the release's Parquet)"
     ]
+
+
+def test_a_release_measures_the_months_it_shares_with_the_last_from_the_cache(
+    release, tmp_path, monkeypatch
+):
+    """A month's part is a function of its key (the warehouse's, for its files) and what else
+    shapes the bytes: measured once, read back after; a month with a new key, or the window's
+    cut month, is measured again. The parts in order are the whole file's bytes."""
+    manifest = json.loads((release / MANIFEST).read_text())
+    keys = {f"2025-{m:02d}": f"key-{m}" for m in range(1, 9)}
+    measured = []
+    real = mirai_database._month_parts
+    monkeypatch.setattr(
+        mirai_database, "_month_parts", lambda *a: measured.append(a[1:3]) or real(*a)
+    )
+    first, last = date(2025, 1, 1), date(2025, 8, 31)
+    cache = tmp_path / "cache"
+    built = measure(release, first, last, "1GB", keys, cache)
+    assert len(measured) == 8 and len(list(cache.iterdir())) == 8
+    assert built == manifest["built"] and differences(release, built) == []
+    measured.clear()
+    assert measure(release, first, last, "1GB", keys, cache) == built
+    assert measured == []
+    keys["2025-08"] = "another key"  # the month written again
+    assert measure(release, first, last, "1GB", keys, cache) == built
+    assert measured == [(date(2025, 8, 1), last)]
+    measured.clear()
+    cut = measure(release, date(2025, 7, 25), last, "1GB", keys, cache)  # July cut: measured
+    assert measured == [(date(2025, 7, 25), date(2025, 7, 31))]
+    assert [p["part"] for p in cut[0]["parts"]] == ["header", "2025-07", "2025-08"]
 
 
 def test_verify_names_a_built_file_changed_after_it_was_built(release, tmp_path):

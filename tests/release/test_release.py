@@ -118,6 +118,7 @@ def _relist(root: Path, path: str, **listing) -> None:
     for item in [*m["files"], *m["built"]]:
         if item["path"] == path:
             item.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest(), **listing)
+            item.pop("parts", None)  # a built file listed whole, as before its parts
     (root / MANIFEST).write_text(json.dumps(m))
 
 
