@@ -201,7 +201,7 @@ def _merge_ledger(data_root: Path, rows: list[dict]) -> None:
     """Replace the rows of these URLs, adding up attempts; the caller holds the ledger lock."""
     if not rows:
         return
-    merged = read_ledger(data_root)
+    merged = read_ledger(data_root, {row["url"] for row in rows})
     for row in rows:
         prior = merged.get(row["url"])
         merged[row["url"]] = {
@@ -209,8 +209,12 @@ def _merge_ledger(data_root: Path, rows: list[dict]) -> None:
             "fetched_at": datetime.fromisoformat(row["fetched_at"]),
             **{k: (row.get(k) or 0) + ((prior[k] or 0) if prior else 0) for k in _ADDED_UP},
         }
-    table = pa.Table.from_pylist([merged[url] for url in sorted(merged)], schema=LEDGER_SCHEMA)
-    write_parquet(table, DataRoot(data_root).fetch_ledger)
+    table = pa.Table.from_pylist(list(merged.values()), schema=LEDGER_SCHEMA)
+    path = DataRoot(data_root).fetch_ledger
+    if path.exists():  # the other URLs' rows stay Arrow: a year's ledger is no dict a row
+        old = pq.read_table(path, schema=LEDGER_SCHEMA)
+        table = pa.concat_tables([old.filter(pc.invert(pc.is_in(old["url"], table["url"]))), table])
+    write_parquet(table.take(pc.sort_indices(table, [("url", "ascending")])), path)
 
 
 def settle_finished_runs(data_root: Path) -> int:

@@ -34,7 +34,7 @@ class DayStatus:
 def day_status(cfg: Config, day: date) -> DayStatus:
     first = datetime.combine(day, time())
     listing = list_slot_files(cfg, first, first + timedelta(days=1, seconds=-1), cfg.gdelt.tables)
-    book = ledger.read(DataRoot(cfg.data_root).ledger)
+    book = ledger.read(DataRoot(cfg.data_root).ledger, {f.slot for f in listing.files})
     outcomes = {
         f.name: book.get((f.slot, f.stream, f.table), {}).get("status") for f in listing.files
     }

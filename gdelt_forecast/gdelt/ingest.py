@@ -112,8 +112,9 @@ def _to_bronze(cfg: Config, item: Fetched, previous: dict | None) -> dict:
     }
 
 
-def _previous(cfg: Config) -> Callable[[SlotFile], dict | None]:
-    rows = ledger.read(DataRoot(cfg.data_root).ledger)
+def _previous(cfg: Config, files: Iterable[SlotFile]) -> Callable[[SlotFile], dict | None]:
+    """The ledger's row of each of ``files``, by file."""
+    rows = ledger.read(DataRoot(cfg.data_root).ledger, {f.slot for f in files})
     return lambda file: rows.get((file.slot, file.stream, file.table))
 
 
@@ -139,7 +140,7 @@ def _record(cfg: Config, summary: Summary, outcomes: Iterable[Future[dict]]) -> 
 
 def write_bronze(cfg: Config, fetched: Sequence[Fetched], summary: Summary) -> Summary:
     """Parse and write files fetched earlier (the DAG's second task)."""
-    previous = _previous(cfg)
+    previous = _previous(cfg, [item.file for item in fetched])
     with ThreadPoolExecutor(cfg.ingest.workers, thread_name_prefix="bronze") as pool:
         outcomes = [pool.submit(_to_bronze, cfg, item, previous(item.file)) for item in fetched]
         summary = _record(cfg, summary, outcomes)
@@ -151,7 +152,7 @@ def ingest(cfg: Config, start: datetime, end: datetime, tables: Sequence[str]) -
     session = make_session(cfg.download)
     listing = list_slot_files(cfg, start, end, tables, session)
     summary = new_summary(start, end, listing)
-    previous = _previous(cfg)
+    previous = _previous(cfg, listing.files)
     # Downloads wait on the network, parsing on the CPU: each gets a pool of its own size.
     with (
         ThreadPoolExecutor(cfg.ingest.workers, thread_name_prefix="bronze") as parse_pool,

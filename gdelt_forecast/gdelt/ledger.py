@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import pyarrow as pa
@@ -33,21 +34,34 @@ def _key(row: dict) -> Key:
     return row["slot"], row["stream"], row["table"]
 
 
-def read(path: Path) -> dict[Key, dict]:
+def read(path: Path, slots: Iterable[str] | None = None) -> dict[Key, dict]:
+    """The ledger's rows by key: all, or those of ``slots`` (a day's or a run's, without
+    turning a year's rows into dicts)."""
     if not path.exists():
         return {}
-    return {_key(row): row for row in pq.read_table(path, schema=SCHEMA).to_pylist()}
+    table = pq.read_table(path, schema=SCHEMA)
+    if slots is not None:
+        table = table.filter(pc.is_in(table["slot"], pa.array(sorted(set(slots)), pa.string())))
+    return {_key(row): row for row in table.to_pylist()}
 
 
 def update(path: Path, rows: list[dict]) -> None:
     """Replace the ledger rows of these keys, keep the others; safe across processes (and
-    machines, on an s3:// data root)."""
+    machines, on an s3:// data root). The kept rows stay Arrow: a year's ledger is merged in
+    a few column operations, not a dict a row."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    new = pa.Table.from_pylist(list({_key(row): row for row in rows}.values()), schema=SCHEMA)
     with shared_file(path):
-        merged = read(path)
-        merged.update({_key(row): row for row in rows})
-        table = pa.Table.from_pylist(list(merged.values()), schema=SCHEMA)
+        table = new
+        if path.exists():
+            old = pq.read_table(path, schema=SCHEMA)
+            replaced = pc.is_in(_keys(old), value_set=_keys(new))
+            table = pa.concat_tables([old.filter(pc.invert(replaced)), new])
         table = table.take(
             pc.sort_indices(table, [(c, "ascending") for c in ("slot", "stream", "table")])
         )
         write_parquet(table, path)
+
+
+def _keys(table: pa.Table) -> pa.ChunkedArray:
+    return pc.binary_join_element_wise(table["slot"], table["stream"], table["table"], "\t")

@@ -206,7 +206,7 @@ def _published(cfg: Config, days: list[date], last: date) -> list[dict]:
             f"GDELT lists no slot on or after {last} yet (the last target day and the grace "
             "days): its days are not all published"
         )
-    book = ledger.read(DataRoot(cfg.data_root).ledger)
+    book = ledger.read(DataRoot(cfg.data_root).ledger, {f.slot for f in listing.files})
     found = []
     for f in listing.files:
         row = book.get((f.slot, f.stream, f.table), {})

@@ -70,14 +70,14 @@ def test_a_file_another_process_settles_during_a_push_is_not_an_error(bucket_url
     journal = a.path / "articles/fetch_journal/run-1.jsonl"
     _write(journal, '{"url": "x"}\n')
     _write(a.path / "articles/fetch_ledger.parquet", "ledger")
-    real_stamp = WorkingCopy._stamp
+    real_listing = WorkingCopy._pushed_files
 
-    def settled_meanwhile(copy, rel):
-        if rel.endswith("run-1.jsonl"):
-            journal.unlink(missing_ok=True)  # the other run settles between listing and stat
-        return real_stamp(copy, rel)
+    def settled_meanwhile(copy, only):
+        found = real_listing(copy, only)
+        journal.unlink(missing_ok=True)  # the other run settles between listing and upload
+        return found
 
-    monkeypatch.setattr(WorkingCopy, "_stamp", settled_meanwhile)
+    monkeypatch.setattr(WorkingCopy, "_pushed_files", settled_meanwhile)
     assert a.push() == 1
     assert set(a.bucket.listing("articles")) == {"articles/fetch_ledger.parquet"}
 
