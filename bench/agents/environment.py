@@ -15,7 +15,7 @@ process:
   description), repeated ``--calls`` times or until 20 s have passed: p50 and p95 of the
   wall time per call (a call of less than a millisecond is timed as the mean of a batch
   that lasts about one);
-- **peak RSS**: ru_maxrss after the calls that need no embedding model ("data"), and at the
+- **peak RSS**: VmHWM after the calls that need no embedding model ("data"), and at the
   end, after the fuzzy look-ups have loaded all-MiniLM-L6-v2 ("all"), which both sides load
   alike (MIRAI's ``openai.Embedding.create`` answers with that model: the shims of
   tests/environment/mirai.py, which imports MIRAI's module for this bench and the tests).
@@ -86,6 +86,14 @@ def release_path(workdir: Path, rebuild: bool) -> Path:
 
 
 def _rss_mib() -> float:
+    """This process's peak RSS: Linux's VmHWM, which an exec resets (``ru_maxrss`` keeps the
+    parent's peak across fork and exec: a worker started by a large bench process would
+    report the bench's), else ru_maxrss."""
+    status = Path("/proc/self/status")
+    if status.is_file():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
