@@ -190,9 +190,13 @@ def differences(folder: Path, built: list[dict]) -> list[str]:
                 f"{item['path']}: {size} bytes, the manifest says {item['bytes']} bytes ({_HOW})"
             )
             continue
+        parts = item.get("parts") or [{"part": "the file", **item}]
+        if not _well_formed(parts, item["bytes"]):
+            problems.append(f"{item['path']}: the manifest's parts of it are malformed")
+            continue
         with path.open("rb") as fh:
-            for part in item.get("parts") or [{"part": "the file", **item}]:
-                got = hashlib.sha256(fh.read(part["bytes"])).hexdigest()
+            for part in parts:
+                got = _digest_next(fh, part["bytes"])
                 if got != part["sha256"]:
                     label = part["part"] if part["part"] in ("header", "the file") else (
                         f"the rows of {part['part']}"
@@ -203,6 +207,36 @@ def differences(folder: Path, built: list[dict]) -> list[str]:
                     )
                     break
     return problems
+
+
+def _well_formed(parts: object, size: object) -> bool:
+    """Whether ``parts`` (read from a manifest: outside text) are byte counts and digests
+    that add up to ``size``."""
+    return (
+        isinstance(parts, list)
+        and all(
+            isinstance(p, dict)
+            and isinstance(p.get("part"), str)
+            and type(p.get("bytes")) is int
+            and p["bytes"] >= 0
+            and isinstance(p.get("sha256"), str)
+            for p in parts
+        )
+        and sum(p["bytes"] for p in parts) == size
+    )
+
+
+def _digest_next(fh, size: int) -> str:
+    """The sha256 of the next ``size`` bytes of ``fh``, read a mebibyte at a time (a month's
+    rows of data_kg.csv are gigabytes at GDELT's volume)."""
+    found = hashlib.sha256()
+    while size > 0:
+        chunk = fh.read(min(size, 1 << 20))
+        if not chunk:
+            break
+        found.update(chunk)
+        size -= len(chunk)
+    return found.hexdigest()
 
 
 def build(release: Path, out: Path | None = None, memory_limit: str = MEMORY_LIMIT) -> list[dict]:
