@@ -58,9 +58,12 @@ def verify(root: Path) -> list[str]:
     try:
         manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
         listed = {item["path"]: item for item in manifest["files"]}
+        built = {item["path"] for item in manifest.get("built", [])}
+        if built and built != set(mirai_database.FILES.values()):  # read, so checked first
+            raise ValueError(f"its built files {sorted(built)!r:.200} are not MIRAI's two")
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return [f"{MANIFEST}: unreadable ({exc})"]
-    problems = _files(root, listed, {item["path"] for item in manifest.get("built", [])})
+    problems = _files(root, listed, built)
     if problems:  # tables that fail their checksum are not worth reading further
         return problems
     problems += _schemas(root, listed)

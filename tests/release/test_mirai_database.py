@@ -109,6 +109,21 @@ def test_release_mirai_refuses_bytes_that_are_not_the_manifests(release, tmp_pat
     ]
 
 
+def test_verify_reads_no_built_file_but_mirais_two(release, tmp_path):
+    """A manifest is outside text: a built path that is not MIRAI's data_kg.csv or
+    data_news.csv (one outside the release, here) is refused before any file is read."""
+    copy = tmp_path / "copy"
+    shutil.copytree(release, copy)
+    outside = tmp_path / "outside.csv"
+    outside.write_text("not the release's\n")
+    manifest = json.loads((copy / MANIFEST).read_text())
+    manifest["built"][0]["path"] = "../outside.csv"
+    (copy / MANIFEST).write_text(json.dumps(manifest))
+    (problem,) = verify(copy)
+    assert problem.startswith(f"{MANIFEST}: unreadable (its built files ")
+    assert "are not MIRAI's two" in problem
+
+
 def test_a_release_measures_the_months_it_shares_with_the_last_from_the_cache(
     release, tmp_path, monkeypatch
 ):
