@@ -197,15 +197,10 @@ def mirai_layout(release: Path, scratch: Path) -> Path:
     return scratch
 
 
-def worker(
-    side: str,
-    release: Path,
-    repo: Path | None,
-    calls: int,
-    cutoff: date = CUTOFF,
-    span: int = SPAN_DAYS,
-    layout: Path | None = None,
-) -> dict:
+def worker(args: argparse.Namespace) -> dict:
+    """One side's figures, measured in this process on the command line :func:`run_side`
+    gives it (``--worker`` the side, ``--mirai`` MIRAI's code, ``--layout`` its files)."""
+    side, release, calls, cutoff = args.worker, args.release, args.calls, args.cutoff
     pair = _busiest_pair(release)
     t0 = time.perf_counter()
     if side == "ours":
@@ -228,11 +223,11 @@ def worker(
 
         folder = Path(tempfile.mkdtemp(prefix="mirai-"))
         end = (cutoff - timedelta(days=1)).isoformat()
-        api = import_mirai(layout or release, repo, end, folder, pytest.MonkeyPatch())
+        api = import_mirai(args.layout or release, args.mirai, end, folder, pytest.MonkeyPatch())
         types_ns = api
     opened = time.perf_counter() - t0
     result = {"side": side, "open_s": opened, "calls": {}, "pair": list(pair)}
-    plan = _calls(api, types_ns, pair, cutoff, span)
+    plan = _calls(api, types_ns, pair, cutoff, args.days)
     for phase_fuzzy in (False, True):
         for name, fuzzy, call in plan:
             if fuzzy != phase_fuzzy:
@@ -364,9 +359,7 @@ def main() -> int:
     parser.add_argument("--layout", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        found = worker(args.worker, args.release, args.mirai, args.calls, args.cutoff,
-                       args.days, args.layout)  # fmt: skip
-        print(json.dumps(found))
+        print(json.dumps(worker(args)))
         return 0
     release = (args.release or release_path(args.workdir.resolve(), args.rebuild)).resolve()
     cutoff = args.cutoff or (history_end(release) + timedelta(days=1) if args.release else CUTOFF)

@@ -38,7 +38,7 @@ from filelock import FileLock, Timeout
 
 from gdelt_forecast.articles.warc import pages_with_offsets, seal, unfinished_files
 from gdelt_forecast.ground.data_root import DataRoot
-from gdelt_forecast.ground.parquet_io import write_parquet
+from gdelt_forecast.ground.parquet_io import upsert
 from gdelt_forecast.storage.working_copy import shared_file
 
 log = logging.getLogger(__name__)
@@ -210,11 +210,7 @@ def _merge_ledger(data_root: Path, rows: list[dict]) -> None:
             **{k: (row.get(k) or 0) + ((prior[k] or 0) if prior else 0) for k in _ADDED_UP},
         }
     table = pa.Table.from_pylist(list(merged.values()), schema=LEDGER_SCHEMA)
-    path = DataRoot(data_root).fetch_ledger
-    if path.exists():  # the other URLs' rows stay Arrow: a year's ledger is no dict a row
-        old = pq.read_table(path, schema=LEDGER_SCHEMA)
-        table = pa.concat_tables([old.filter(pc.invert(pc.is_in(old["url"], table["url"]))), table])
-    write_parquet(table.take(pc.sort_indices(table, [("url", "ascending")])), path)
+    upsert(DataRoot(data_root).fetch_ledger, table, ("url",))
 
 
 def settle_finished_runs(data_root: Path) -> int:

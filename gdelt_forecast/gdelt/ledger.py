@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from gdelt_forecast.ground.parquet_io import write_parquet
+from gdelt_forecast.ground.parquet_io import upsert
 from gdelt_forecast.storage.working_copy import shared_file
 
 SCHEMA = pa.schema(
@@ -47,21 +47,8 @@ def read(path: Path, slots: Iterable[str] | None = None) -> dict[Key, dict]:
 
 def update(path: Path, rows: list[dict]) -> None:
     """Replace the ledger rows of these keys, keep the others; safe across processes (and
-    machines, on an s3:// data root). The kept rows stay Arrow: a year's ledger is merged in
-    a few column operations, not a dict a row."""
+    machines, on an s3:// data root)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     new = pa.Table.from_pylist(list({_key(row): row for row in rows}.values()), schema=SCHEMA)
     with shared_file(path):
-        table = new
-        if path.exists():
-            old = pq.read_table(path, schema=SCHEMA)
-            replaced = pc.is_in(_keys(old), value_set=_keys(new))
-            table = pa.concat_tables([old.filter(pc.invert(replaced)), new])
-        table = table.take(
-            pc.sort_indices(table, [(c, "ascending") for c in ("slot", "stream", "table")])
-        )
-        write_parquet(table, path)
-
-
-def _keys(table: pa.Table) -> pa.ChunkedArray:
-    return pc.binary_join_element_wise(table["slot"], table["stream"], table["table"], "\t")
+        upsert(path, new, ("slot", "stream", "table"))

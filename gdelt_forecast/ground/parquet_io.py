@@ -9,10 +9,12 @@ depend only on the rows. Memory stays at a few row groups whatever the table's s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
@@ -27,6 +29,24 @@ def write_parquet(table: pa.Table, path: Path, compression: str = "zstd") -> Non
     """Write to a temporary file beside ``path``, then rename over it."""
     with replacing(path) as tmp:
         pq.write_table(table, tmp, compression=compression)
+
+
+def upsert(path: Path, new: pa.Table, keys: Sequence[str]) -> None:
+    """``path`` (a ledger) with ``new``'s rows in place of the rows of the same ``keys``,
+    sorted by them, renamed over the old file. The kept rows stay Arrow: a year's ledger is
+    merged in a few column operations, not a dict a row. The caller holds the file's lock."""
+    table = new
+    if path.exists():
+        old = pq.read_table(path, schema=new.schema)
+        replaced = pc.is_in(_key(old, keys), value_set=_key(new, keys))
+        table = pa.concat_tables([old.filter(pc.invert(replaced)), new])
+    write_parquet(table.take(pc.sort_indices(table, [(k, "ascending") for k in keys])), path)
+
+
+def _key(table: pa.Table, keys: Sequence[str]):
+    if len(keys) == 1:
+        return table[keys[0]]
+    return pc.binary_join_element_wise(*(table[k] for k in keys), "\t")
 
 
 def read_rows(path: Path, columns: list[str] | None = None) -> list[dict]:
