@@ -55,6 +55,7 @@ testset.min_daily_mentions=10``, for instance).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import itertools
 import json
@@ -183,7 +184,8 @@ def storage(
     os.environ.update(env)
     import s3fs
 
-    s3fs.S3FileSystem(skip_instance_cache=True).mkdir(BUCKET)
+    with contextlib.suppress(FileExistsError):  # a resumed run's bucket is still there
+        s3fs.S3FileSystem(skip_instance_cache=True).mkdir(BUCKET)
     return f"s3://{BUCKET}/data", env, s3
 
 

@@ -33,14 +33,24 @@ and wall seconds over the first's), ``storage`` (the consumer's releases togethe
 counted once however many releases link it, against the last release alone; and the bucket's
 ``releases/``), and ``checks``: every month's run succeeded, its round opened, the month
 before's round resolved, the last release verifies as sound. The exit status is 1 unless
-every check holds. With ``--mirai DIR`` (a checkout of yecchen/MIRAI), ``tools_vs_mirai``:
+every check holds.
+
+A run at GDELT's volume outlasts a working session: after each month the report so far is
+kept in ``WORKDIR/progress.json``; with ``--stop-after-s S`` the run stops cleanly after the
+month under way once S seconds have passed (its report saying so; 0: after one month); and
+``--resume`` goes on in the same ``--workdir`` from the first month not done, with the
+mirror, the data root, the consumer's releases and the news web's port (its URLs are in the
+mirror) as they were; the arguments that shape the data must be the same. Each month records
+the part of the run it was built in (``part``), when it started and the load average at its
+end (what else ran). With ``--mirai DIR`` (a checkout of yecchen/MIRAI), ``tools_vs_mirai``:
 our tools and MIRAI's ``api_implementation.py`` on the last release, asked about its whole
 history, side by side with bench/agents/environment.py's targets (reported, not a check).
 
 Run: ``python -m bench.year.run --months N [--days-per-month D] [--slots-per-day K]
 [--pages P] [--hosts H] [--storage s3|local] [--engine celery|inline] [--workers W]
-[--worker-slots S] [--first-month YYYY-MM] [--calls C] [--mirai DIR] [--workdir DIR] [--set
-section.key=value ...] --report FILE.json`` (defaults: 12 months of every day at full
+[--worker-slots S] [--first-month YYYY-MM] [--calls C] [--mirai DIR] [--web-port PORT]
+[--stop-after-s S] [--resume] [--workdir DIR] [--set section.key=value ...] --report
+FILE.json`` (defaults: 12 months of every day at full
 volume, S3, two workers). A run smaller than a day at full volume needs lower thresholds for
 its test set to have queries (``--set testset.min_daily_mentions=10``, for instance).
 """
@@ -49,6 +59,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import signal
@@ -77,6 +88,22 @@ CONFIG = REPO / "configs/default.yaml"
 # The rounds the bench opens: decided by the next month's second day, which its refresh
 # ingests, and asking about every relation (a few days of history settle few).
 ROUNDS = ["rounds.horizons=[1]", "rounds.grace_days=0", "rounds.base_rate_range=[0.0,1.0]"]
+# The arguments that shape the data: a resumed run must be given the ones it started with.
+SHAPE = ("months", "first_month", "days_per_month", "slots_per_day", "pages", "hosts", "storage",
+         "engine", "set")  # fmt: skip
+
+
+def resumed(progress: Path, args: argparse.Namespace) -> dict:
+    """The report so far of the run that ``progress`` keeps, to go on with; ValueError where
+    there is none or ``args`` would shape the data otherwise."""
+    if not progress.is_file():
+        raise ValueError(f"--resume: no run to go on with in {progress.parent} (no progress.json)")
+    report = json.loads(progress.read_text(encoding="utf-8"))
+    now = {k: str(v) for k, v in vars(args).items()}
+    if changed := [f"--{k.replace('_', '-')}" for k in SHAPE if report["args"][k] != now[k]]:
+        raise ValueError(f"--resume: {', '.join(changed)} differ from the run's "
+                         "(it must go on with the data it started)")  # fmt: skip
+    return report
 
 
 def months_from(first: str, n: int) -> list[str]:
@@ -202,6 +229,16 @@ def main() -> int:
         "its whole history",
     )  # fmt: skip
     parser.add_argument("--timeout-s", type=float, default=4 * 3600, help="per month")
+    parser.add_argument("--web-port", type=int, default=0, help="the news web's (0: any free)")
+    parser.add_argument(
+        "--stop-after-s", type=float,
+        help="once this many seconds have passed, stop after the month under way (then "
+        "--resume goes on)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--resume", action="store_true",
+        help="go on with the run in --workdir from its first month not done",
+    )  # fmt: skip
     parser.add_argument("--workdir", type=Path, default=REPO / "bench-data" / "year")
     parser.add_argument("--report", type=Path, required=True)
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE")
@@ -212,23 +249,37 @@ def main() -> int:
     if args.days_per_month < 2:
         parser.error("--days-per-month: at least 2 (a round's target day is the next's 2nd)")
     months = months_from(args.first_month, args.months)
-    shutil.rmtree(args.workdir, ignore_errors=True)
+    started = time.monotonic()
     work = args.workdir.resolve()
-    work.mkdir(parents=True)
+    progress = work / "progress.json"
+    if args.resume:
+        try:
+            report = resumed(progress, args)
+        except ValueError as exc:
+            parser.error(str(exc))
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        report = {"args": {k: str(v) for k, v in vars(args).items()}, "months": [],
+                  "checks": {}, "parts": 0}  # fmt: skip
+    report["parts"] += 1
+    checks: dict[str, bool] = report["checks"]
     log = work / "stages.log"
-    report: dict = {"args": {k: str(v) for k, v in vars(args).items()}, "months": []}
-    checks: dict[str, bool] = {}
     with ExitStack() as stack:
         inline_log = stack.enter_context((work / "inline.log").open("a"))
-        web = stack.enter_context(news_web.NewsWeb(args.hosts))
+        port = report.get("web_port", args.web_port)
+        web = stack.enter_context(news_web.NewsWeb(args.hosts, port=port))
+        report["web_port"] = web.port  # in the mirror's URLs: a resumed run listens on it again
         days = [d for m in months for d in month_days(m, args.days_per_month)]
-        t0 = time.perf_counter()
-        made = month_mirror.build(
-            work / "mirror", days, args.slots_per_day, hosts=args.hosts, port=web.port,
-            pages=args.pages, missing=0, corrupt=0,
-        )  # fmt: skip
-        print(f"mirror: {len(made.slots)} slots of {len(days)} days "
-              f"({time.perf_counter() - t0:.1f} s)", flush=True)  # fmt: skip
+        if not (work / "mirror.done").exists():  # written once the mirror is whole
+            t0 = time.perf_counter()
+            made = month_mirror.build(
+                work / "mirror", days, args.slots_per_day, hosts=args.hosts, port=web.port,
+                pages=args.pages, missing=0, corrupt=0,
+            )  # fmt: skip
+            (work / "mirror.done").touch()
+            print(f"mirror: {len(made.slots)} slots of {len(days)} days "
+                  f"({time.perf_counter() - t0:.1f} s)", flush=True)  # fmt: skip
         broker = None
         if args.engine == "celery":  # the broker, and the workers' shared politeness store
             broker = stack.enter_context(local_servers.redis(work / "redis"))
@@ -258,11 +309,19 @@ def main() -> int:
             t0 = time.perf_counter()
             cluster.start(init=tuple(common))
             report["airflow_start_s"] = round(time.perf_counter() - t0, 1)
-        before: dict[str, tuple[str, int]] = {}
-        bucket_before: dict = {}
+        done = report["months"]
+        before = manifest_files(Path(done[-1]["release_path"])) if done else {}
         for n, month in enumerate(months):
+            if n < len(done):
+                continue
             mine = month_days(month, args.days_per_month)
-            figures: dict = {"month": month, "days": len(mine), "stages": {}}
+            figures: dict = {
+                "month": month,
+                "days": len(mine),
+                "stages": {},
+                "part": report["parts"],
+                "started": time.strftime("%FT%T"),
+            }
             span = ["--start", f"{mine[0]}T00:00", "--end", f"{mine[-1]}T23:45"]
             run = partial(_command, args.engine, common=common, log=log, env=env, out=inline_log)
             ingest = run("ingest", ["ingest", *span])
@@ -282,11 +341,14 @@ def main() -> int:
             counts = s3.counts() if s3 else {}
             if cluster:
                 tasks = cluster.tasks(DAG, run_id)
-                for stage in stage_figures(tasks, _delta(counts, bucket_before)):
+                for stage in stage_figures(tasks, _delta(counts, report.get("bucket", {}))):
                     figures["stages"][stage["name"]] = {k: stage[k] for k in STAGE_FIGURES}
-            bucket_before = counts
+            report["bucket"] = counts  # the server's counts so far: a month's are the difference
             checks[f"{month} refresh"] = state == "success"
             print(f"{month}: monthly_refresh {state} in {figures['refresh_s']} s", flush=True)
+            if state != "success":
+                report["failed"] = figures  # not kept as done: a resumed run builds it again
+                break
             rounds = {}
             if n:
                 due = ["round", "resolve", "--round", f"year-{months[n - 1]}"]
@@ -308,9 +370,6 @@ def main() -> int:
             }
             url = (f"{data_root}/releases/{version}" if s3
                    else str(Path(data_root) / "releases" / version))  # fmt: skip
-            if state != "success":
-                report["months"].append(figures)
-                break
             figures |= consumer_month(url, work / "consumer", next_first(month), args.calls)
             files = manifest_files(Path(figures["release_path"]))
             shared = set(before.values())
@@ -319,9 +378,24 @@ def main() -> int:
                 size for digest, size in files.values() if (digest, size) not in shared
             )
             before = files
-            report["months"].append(figures)
+            figures["load_avg"] = [round(x, 2) for x in os.getloadavg()]  # what else ran
+            done.append(figures)
+            report.pop("failed", None)
+            progress.write_text(json.dumps(report, indent=2, default=str))
             _print_month(figures)
-        last = Path(report["months"][-1].get("release_path", work))
+            late = args.stop_after_s is not None and time.monotonic() - started > args.stop_after_s
+            if late and n + 1 < len(months):
+                report["stopped_before"] = months[n + 1]
+                break
+        if len(done) < len(months):
+            report["ok"] = False
+            for path in (progress, args.report):
+                path.write_text(json.dumps(report, indent=2, default=str))
+            where = report.get("stopped_before") or report.get("failed", {}).get("month")
+            print(f"stopped before {where}: {len(done)} of {len(months)} months done; "
+                  f"go on with --resume (report so far in {args.report})")  # fmt: skip
+            return 1
+        last = Path(done[-1]["release_path"])
         from gdelt_forecast.release.verify import verify
 
         problems = verify(last) if last.is_dir() and last != work else ["no release"]

@@ -4,7 +4,8 @@ cost and the bucket's are the month bench's test's; a pull from a bucket is
 tests/release/test_pull.py's): each month written once into the
 warehouse and linked by every later release, the month's round opened and resolved in the
 next, each release pulled by a consumer who fetches only what is new, the agent environment
-timed on it, and the last release sound."""
+timed on it, and the last release sound. The run stops after its first month and a second
+process goes on with it (``--resume``), as a year at GDELT's volume must across sessions."""
 
 from __future__ import annotations
 
@@ -29,11 +30,26 @@ def test_three_months_refresh_by_the_month_and_releases_share_their_history(tmp_
         "--calls", "2", "--workdir", str(tmp_path / "year"), "--report", str(report_path),
         "--set", "testset.min_daily_mentions=10", "--set", "testset.min_documents=1",
     ]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=REPO)
+    first = subprocess.run([*command, "--stop-after-s", "0"], capture_output=True, text=True,
+                           timeout=600, cwd=REPO)  # fmt: skip
+    assert first.returncode == 1, (first.stdout + first.stderr)[-4000:]
+    assert "stopped before 2025-02: 1 of 3 months done" in first.stdout
+    stopped = json.loads(report_path.read_text())
+    assert [m["month"] for m in stopped["months"]] == MONTHS[:1] and not stopped["ok"]
+
+    # Going on with other data is refused, before anything is touched.
+    other = [*command[:-4], "--set", "testset.min_documents=2", "--resume"]
+    refused = subprocess.run(other, capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert refused.returncode == 2 and "--set differ from the run's" in refused.stderr
+
+    done = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=600,
+                          cwd=REPO)  # fmt: skip
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    assert "mirror:" not in done.stdout  # the mirror the first part built, its URLs served again
     report = json.loads(report_path.read_text())
     months = report["months"]
     assert [m["month"] for m in months] == MONTHS and report["ok"]
+    assert [m["part"] for m in months] == [1, 2, 2] and months[0] == stopped["months"][0]
     assert all(report["checks"].values()) and len(report["checks"]) == 9
     assert report["problems"] == []  # the last release verifies
 
