@@ -13,10 +13,11 @@ same zips; times cover the work, not the interpreter's start-up or the worker's 
 - ingest: ``gdelt_forecast.gdelt.ingest.ingest`` on files already in the raw cache (md5 check,
   parse, validate, type, write bronze Parquet); an unmeasured first ingest fills the cache;
 - pandas: ``pd.read_csv(sep="\\t", header=None, dtype=str, quoting=3).to_parquet()`` per file;
-- floor: unzip plus pyarrow's CSV reader (its default threads) with every column a string,
-  nothing written.
+- floor: unzip (zipfile, zlib's inflate: the floor the targets were set against, though
+  ingest now inflates with ISA-L) plus pyarrow's CSV reader (its default threads) with every
+  column a string, nothing written.
 
-Targets: ingest throughput >= 2x pandas, ingest time <= 2.5x the floor, and ingest peak
+Targets: ingest throughput >= 3x pandas, ingest time <= 1.5x the floor, and ingest peak
 RSS for the most days within 1.25x of that for the fewest (it must not grow with the
 range). The exit status is 1 when a target fails.
 
@@ -41,7 +42,7 @@ FIELDS = {"export": 61, "mentions": 16}
 SLOT_FIELD = {"export": 59, "mentions": 2}  # 0-based: DATEADDED, MentionTimeDate
 START = datetime(2025, 8, 1)
 ID_STRIDE = 10_000_000  # a real slot's event IDs span ~1,000, so shifted slots never collide
-TARGET_VS_PANDAS, TARGET_VS_FLOOR, MEMORY_TOLERANCE = 2.0, 2.5, 1.25
+TARGET_VS_PANDAS, TARGET_VS_FLOOR, MEMORY_TOLERANCE = 3.0, 1.5, 1.25  # issue 51's
 
 
 def slots(days: int) -> list[str]:

@@ -1,10 +1,11 @@
 """Benchmark: normalize a synthetic month of bronze at real scale (wall time, peak memory).
 
 It builds bronze straight from the real slot in tests/fixtures/gdelt (parsed once with
-``parse_bytes``), in the layout ingest writes: one zstd Parquet per slot and table under
-<workdir>/normalize/bronze/{events,mentions}/date=D/<slot>.parquet, plus ``_slot`` and
-``_source_file``. Slot k (every 15 minutes from 2025-08-01 00:00, 96 a day) repeats every
-real export and mentions row with GLOBALEVENTID + k * 10,000,000, DATEADDED /
+``parse_bytes``), in the layout and form ingest writes (``bronze.write_rows``): one zstd
+Parquet per slot and table under <workdir>/normalize/bronze/{events,mentions}/date=D/
+<slot>.parquet, plus ``_slot`` and ``_source_file``. Slot k (every 15 minutes from
+2025-08-01 00:00, 96 a day) repeats every real export and mentions row with GLOBALEVENTID +
+k * 10,000,000, DATEADDED /
 MentionTimeDate set to the slot, SQLDATE / EventTimeDate moved by as many days as the slot
 is from 2025-08-07 (so 895 of 909 rows keep SQLDATE == publish day, as in the real slot),
 and "#k" appended to SOURCEURL and MentionIdentifier (real URLs repeat within a slot only;
@@ -97,8 +98,8 @@ def day_slots(d: int) -> list[tuple[int, str, str]]:
 
 def build_bronze(workdir: Path, days: int) -> dict[str, int]:
     """Write the bronze unless one covering this many days exists; return rows per table."""
+    from gdelt_forecast.gdelt.bronze import write_rows
     from gdelt_forecast.gdelt.parse import parse_bytes
-    from gdelt_forecast.ground.parquet_io import write_parquet
 
     root = data_root(workdir)
     marker = root / "bench.json"  # written last, so half-built bronze is never reused
@@ -117,7 +118,7 @@ def build_bronze(workdir: Path, days: int) -> dict[str, int]:
                 day_rows = rows.set_column(at, dated, shift_days(rows[dated], offset))
                 out = root / "bronze" / folder / f"date={day:%Y-%m-%d}"
                 writes = [
-                    pool.submit(write_parquet, slot_rows(day_rows, table, k, slot), out / name)
+                    pool.submit(write_rows, slot_rows(day_rows, table, k, slot), out / name, "zstd")
                     for k, slot, name in day_slots(d)
                 ]
                 for w in writes:  # a day at a time bounds memory; result() raises a failure

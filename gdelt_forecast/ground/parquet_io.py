@@ -25,10 +25,12 @@ ROW_GROUP = 100_000
 BATCH = 50_000
 
 
-def write_parquet(table: pa.Table, path: Path, compression: str = "zstd") -> None:
+def write_parquet(
+    table: pa.Table, path: Path, compression: str = "zstd", dictionary: bool = True
+) -> None:
     """Write to a temporary file beside ``path``, then rename over it."""
     with replacing(path) as tmp:
-        pq.write_table(table, tmp, compression=compression)
+        pq.write_table(table, tmp, compression=compression, use_dictionary=dictionary)
 
 
 def upsert(path: Path, new: pa.Table, keys: Sequence[str]) -> None:

@@ -1,5 +1,7 @@
 """Parsing real GDELT files: exact counts, types, leading zeros, and every kind of reject."""
 
+import zipfile
+
 import pyarrow as pa
 import pytest
 
@@ -141,6 +143,33 @@ def test_zip_must_hold_one_readable_member(tmp_path):
     not_zip.write_bytes(b"not a zip")
     with pytest.raises(ParseError, match="x.zip"):
         read_member(str(not_zip))
+
+
+def _zipped(tmp_path, data: bytes, method: int = zipfile.ZIP_DEFLATED):
+    path = tmp_path / "20250807220000.export.CSV.zip"
+    with zipfile.ZipFile(path, "w", method) as zf:
+        zf.writestr("20250807220000.export.CSV", data)
+    return path
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED])
+def test_a_real_zip_reads_as_zipfile_reads_it(tmp_path, method):
+    path = _zipped(tmp_path, EXPORT_CSV.read_bytes(), method)
+    assert read_member(str(path)) == EXPORT_CSV.read_bytes()
+
+
+def test_a_damaged_member_is_a_parse_error_naming_the_file(tmp_path):
+    path = _zipped(tmp_path, EXPORT_CSV.read_bytes())
+    blob = bytearray(path.read_bytes())
+    start = 30 + len("20250807220000.export.CSV")  # the local header, then the deflated data
+    blob[start + 5000 : start + 5004] = b"\xff\x00\xff\x00"  # the inflated bytes change
+    path.write_bytes(bytes(blob))
+    with pytest.raises(ParseError, match="export.CSV.zip"):
+        read_member(str(path))
+    # Cut short: the central directory is gone with the end.
+    path.write_bytes(bytes(blob[: len(blob) // 2]))
+    with pytest.raises(ParseError, match="export.CSV.zip"):
+        read_member(str(path))
 
 
 def test_rejects_schema_is_stable_when_empty():
