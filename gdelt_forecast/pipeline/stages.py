@@ -159,6 +159,8 @@ class Stage:
     release_step: str | None = None  # "module:function"
     scaffolding: str | None = None  # "module:function"
     record: str | None = None  # an unpartitioned stage's record
+    # "module:function" (cfg, month) -> why its output up to ``month`` is not current, or None
+    month_check: str | None = None
 
     def __post_init__(self):
         if self.model_server and self.pool not in (None, MODEL_POOL):
@@ -177,6 +179,11 @@ class Stage:
     @property
     def on_release(self) -> Callable:
         return _imported(self.release_step)
+
+    def stale_up_to(self, cfg: Config, month: str) -> str | None:
+        """Why an unpartitioned stage's output, as far as ``month`` reads it, is not what it
+        would build now (None when it is)."""
+        return _imported(self.month_check)(cfg, month)
 
     def prompt_words(self, version: str) -> frozenset[str]:
         return _imported(self.scaffolding)(version)
@@ -231,12 +238,14 @@ def _input_key(stage: str) -> str:
 
 
 def _upstream_fingerprint(stage: str, root: DataRoot, month: str):
-    """The warehouse's sources as its record lists them; a month stage's record's own."""
+    """The warehouse's key of ``month`` (its sources and every earlier month's: what a month
+    stage reads of the warehouse, so that months side by side never make each other's
+    stages stale); a month stage's record's own."""
+    from gdelt_forecast.contract.months import read_index
     from gdelt_forecast.pipeline import stage_record
 
     if stage == "database":
-        record = stage_record.read(root.warehouse_record)
-        return record["inputs"]["sources"] if record else None
+        return read_index(root.warehouse_parts)["months"].get(month, {}).get("key")
     record = stage_record.read(root.month_record(stage, month))
     return stage_record.fingerprint(record) if record else None
 
@@ -437,6 +446,7 @@ STAGES: dict[str, Stage] = {
             config=lambda cfg: {},  # the warehouse is its sources' tables, whatever the config
             inputs=_warehouse_sources,
             record=WAREHOUSE_RECORD,
+            month_check="gdelt_forecast.warehouse.build:stale_month",
         ),
         Stage(
             "stats",

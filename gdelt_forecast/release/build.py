@@ -138,10 +138,10 @@ def current_records(cfg: Config, month: str, history_start: date | None = None) 
     root = DataRoot(cfg.data_root)
     if not root.warehouse.exists():
         raise ReleaseError(f"no warehouse at {root.warehouse}: run `gdelt-forecast database`")
-    if why := STAGES["database"].stale(cfg, root):
+    if why := STAGES["database"].stale_up_to(cfg, month):
         raise ReleaseError(
-            f"the warehouse at {root.warehouse} is not current: {why}: run `gdelt-forecast "
-            "database`, then the month's stages"
+            f"the warehouse at {root.warehouse} is not current up to {month}: {why}: run "
+            "`gdelt-forecast database`, then the month's stages"
         )
     found = {}
     for name in PLACES:

@@ -31,6 +31,7 @@ import re
 import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 import duckdb
@@ -40,19 +41,20 @@ from gdelt_forecast.contract import months as parts
 from gdelt_forecast.contract.documents import DOCS
 from gdelt_forecast.ground import dates, duck
 from gdelt_forecast.ground.config import Config
-from gdelt_forecast.ground.data_root import PART, WAREHOUSE_SOURCES, DataRoot
+from gdelt_forecast.ground.data_root import BRONZE, PART, WAREHOUSE_SOURCES, DataRoot
 from gdelt_forecast.ground.errors import StageError
 from gdelt_forecast.ground.files import parquet_rows, sha256, temporary_folder, write_json
 from gdelt_forecast.ground.parquet_io import write_query
 from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.pipeline.stage_record import digest
 from gdelt_forecast.reference import tables
-from gdelt_forecast.storage.working_copy import filesystem, location, versions, where
+from gdelt_forecast.storage.working_copy import filesystem, listed, location, versions, where
 from gdelt_forecast.warehouse.news_terms import write_news_terms
 
 log = logging.getLogger(__name__)
 EVENTS, FUNNEL, DOC_FILES = WAREHOUSE_SOURCES
 DAY = re.compile(r"/date=(\d{4}-\d{2})-\d{2}/")
+DATE = re.compile(r"/date=(\d{4}-\d{2}-\d{2})/")
 # A change to how a month's files are written that no SQL file shows: raise it, and every
 # month is written again.
 FORMAT = 1
@@ -127,6 +129,51 @@ def build_database(cfg: Config) -> Summary:
         months=len(months),
         written=written,
     )
+
+
+def stale_month(cfg: Config, month: str) -> str | None:
+    """Why the warehouse's ``month`` and the months before it are not what they would be
+    once every day up to the month's end is built (None when they are): what a release of
+    the month reads. A later month's days, built side by side, do not count."""
+    last = dates.month_range(month)[1]
+    found = _sources(cfg, last)
+    if waiting := _unbuilt(cfg, found, last):
+        more = f" and {len(waiting) - 1} more" if len(waiting) > 1 else ""
+        return (f"{waiting[0]}{more} have bronze events but not yet their silver events and "
+                "documents (normalize, fetch and process them)")  # fmt: skip
+    folder = DataRoot(cfg.data_root).warehouse_parts
+    listed_months = parts.read_index(folder)["months"]
+    keys = _keys(_by_month(found), found)
+    if month not in keys:
+        return f"the silver holds no day of {month}"
+    changed = [m for m, key in keys.items() if not _current(folder, listed_months.get(m), key)]
+    if changed:
+        return f"silver changed since the warehouse wrote {', '.join(changed)}"
+    return None
+
+
+def unbuilt_days(cfg: Config, last: date) -> list[str]:
+    """The days up to ``last`` with bronze events but not yet their silver events and
+    documents: the warehouse's months up to ``last`` are not whole until they are built."""
+    return _unbuilt(cfg, _sources(cfg, last), last)
+
+
+def _unbuilt(cfg: Config, found: dict[str, str], last: date) -> list[str]:
+    built = {_day(r) for r in found if r.startswith(f"{EVENTS}/")} & {
+        _day(r) for r in found if r.startswith(f"{DOC_FILES}/")
+    }
+    ingested = {_day(r) for r in listed(cfg, f"{BRONZE}/events")}
+    return sorted(d for d in ingested - built if d <= last.isoformat())
+
+
+def _sources(cfg: Config, last: date) -> dict[str, str]:
+    """The warehouse's sources of the days up to ``last``, with their versions."""
+    found = versions(cfg.data_root, tuple(f"{f}/date=*/{PART}" for f in WAREHOUSE_SOURCES))
+    return {rel: v for rel, v in found.items() if _day(rel) <= last.isoformat()}
+
+
+def _day(rel: str) -> str:
+    return DATE.search(rel).group(1)
 
 
 def _by_month(found: dict[str, str]) -> dict[str, dict[str, list[str]]]:
