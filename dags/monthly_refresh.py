@@ -7,8 +7,10 @@ fails at once, naming them, unless `gdelt-forecast airflow init` made them), the
 month's bronze through every later stage once, as the command line would:
 **normalize_day**, **fetch_day** (pool `article_fetch`) and **process_day**, one group mapped
 per day (a day is processed as soon as it is fetched);
-**database** (pool `warehouse_writer`); **testset**, and **timelines** then **tasks** and
-**reasoning** (the three in the pool `llm_server`: one month's model work at a time);
+**database** (pool `warehouse_writer`), once **history** has seen every earlier day with
+bronze built (its silver and documents: a month of a backfill waits for the months before
+it); **testset**, and **timelines** then **tasks** and **reasoning** (the three in the pool
+`llm_server`: one month's model work at a time);
 **release**, which packages what those built (their records say so) and refuses stale ones;
 then **rounds**: the live rounds' turn (`gdelt-forecast round refresh`, docs/rounds.md), which
 resolves the live rounds that are due and whose GDELT files are all in, and opens the live
@@ -17,8 +19,9 @@ round the release names (a release built in the month after its own names one).
 **days** fails at once if a day of the month has no bronze, unless the param `partial` is
 true (then it leaves such days out); a month without any never reaches a release. Errors no
 retry can mend (a relative data root, no queries, an existing version) fail at once, naming
-the data root; network and I/O errors are retried. Months run side by side; locks in
-`<data_root>/locks/` make two runs of one day or month take turns. Params: `gdelt-forecast
+the data root; network and I/O errors are retried. Months run side by side (`airflow
+backfill create --dag-id monthly_refresh --from-date ... --to-date ... --max-active-runs 3`);
+locks in `<data_root>/locks/` make two runs of one day or month take turns. Params: `gdelt-forecast
 release`'s options (`month` defaults to the month before the run; the timelines read no
 document before `history_start`), and `partial`.
 """
@@ -56,9 +59,18 @@ def monthly_refresh():
 
         return month_days()
 
-    first = days()
-    pools() >> first
-    stage_tasks(MONTHLY, PARAMS, upstream=day_tasks(first))
+    # A month's warehouse and release read every earlier day: in a backfill, a month waits
+    # for the months before it, run beside it, to have built their days (rescheduled: no
+    # worker slot is held while it waits).
+    @task.sensor(poke_interval=60, timeout=24 * 3600, mode="reschedule")
+    def history() -> bool:
+        from gdelt_forecast.orchestration.tasks import history_built
+
+        return history_built()
+
+    first, earlier = days(), history()
+    pools() >> [first, earlier]
+    stage_tasks(MONTHLY, PARAMS, upstream=[day_tasks(first), earlier])
 
 
 monthly_refresh()

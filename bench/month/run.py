@@ -170,6 +170,21 @@ def s3_env(endpoint: str, workdir: Path) -> dict[str, str]:
     }
 
 
+def bench_overrides(mirror: Path, web: news_web.NewsWeb, broker: str | None, work: Path,
+                    extra: list[str]) -> list[str]:  # fmt: skip
+    """The settings a bench's stages run with: the mirror, the news web, the politeness store
+    in the broker's Redis (database 1) where there is one, and the bucket's working copies in
+    the bench's folder (every worker here shares it, as containers on one host share the
+    compose file's `scratch` volume); then ``extra``."""
+    return [
+        f"gdelt.base_url={mirror.as_uri()}",
+        *web.fetch_config(),
+        *([f"articles.politeness_store={broker.removesuffix('/0')}/1"] if broker else []),
+        f"storage.local_dir={work / 'scratch'}",
+        *extra,
+    ]
+
+
 def storage(
     stack: ExitStack, kind: str, work: Path
 ) -> tuple[str, dict[str, str], local_servers.S3Server | None]:
@@ -592,15 +607,7 @@ def main() -> int:
         )
         # Redis is the Celery broker (database 0) and the fetchers' politeness (database 1).
         broker = stack.enter_context(local_servers.redis(work / "redis"))
-        # The bucket's working copies in the bench's folder: every worker here shares it, as
-        # containers on one host share the compose file's `scratch` volume.
-        overrides = [
-            f"gdelt.base_url={mirror.as_uri()}",
-            *web.fetch_config(),
-            f"articles.politeness_store={broker.removesuffix('/0')}/1",
-            f"storage.local_dir={work / 'scratch'}",
-            *args.set,
-        ]
+        overrides = bench_overrides(mirror, web, broker, work, args.set)
         data_root, env, s3 = storage(stack, args.storage, work)
         from gdelt_forecast.ground.config import load_config
 

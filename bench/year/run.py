@@ -78,7 +78,7 @@ from bench.harness import servers as local_servers
 from bench.month import cluster as airflow_cluster
 from bench.month import mirror as month_mirror
 from bench.month import news_web
-from bench.month.run import BUCKET, run_cli, stage_figures, storage
+from bench.month.run import BUCKET, bench_overrides, run_cli, stage_figures, storage
 
 DAG = "monthly_refresh"
 RUSAGE = (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
@@ -210,18 +210,24 @@ def tools_against_mirai(release: Path, repo: Path, calls: int, work: Path) -> di
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--months", type=int, default=12)
+def year_arguments(parser: argparse.ArgumentParser, months: int) -> None:
+    """The options of the simulated months, their storage and the Celery workers."""
+    parser.add_argument("--months", type=int, default=months)
     parser.add_argument("--first-month", default="2025-01")
     parser.add_argument("--days-per-month", type=int, default=31, help="from each month's 1st")
     parser.add_argument("--slots-per-day", type=int, default=96)
     parser.add_argument("--pages", type=int, default=None, help="source URLs a day at most")
     parser.add_argument("--hosts", type=int, default=200)
     parser.add_argument("--storage", choices=("s3", "local"), default="s3")
-    parser.add_argument("--engine", choices=("celery", "inline"), default="celery")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--worker-slots", type=int, default=4)
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    year_arguments(parser, months=12)
+    parser.add_argument("--engine", choices=("celery", "inline"), default="celery")
     parser.add_argument("--calls", type=int, default=10, help="timed calls per tool a month")
     parser.add_argument(
         "--mirai", type=Path,
@@ -241,7 +247,6 @@ def main() -> int:
     )  # fmt: skip
     parser.add_argument("--workdir", type=Path, default=REPO / "bench-data" / "year")
     parser.add_argument("--report", type=Path, required=True)
-    parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.months < 2:
@@ -283,14 +288,7 @@ def main() -> int:
         broker = None
         if args.engine == "celery":  # the broker, and the workers' shared politeness store
             broker = stack.enter_context(local_servers.redis(work / "redis"))
-        overrides = [
-            f"gdelt.base_url={(work / 'mirror').as_uri()}",
-            *web.fetch_config(),
-            *([f"articles.politeness_store={broker.removesuffix('/0')}/1"] if broker else []),
-            f"storage.local_dir={work / 'scratch'}",
-            *ROUNDS,
-            *args.set,
-        ]
+        overrides = bench_overrides(work / "mirror", web, broker, work, [*ROUNDS, *args.set])
         data_root, env, s3 = storage(stack, args.storage, work)  # the pulls call the bucket
         from gdelt_forecast.ground.config import load_config
         from gdelt_forecast.storage.working_copy import local_root

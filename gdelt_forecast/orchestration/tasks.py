@@ -196,6 +196,21 @@ def run_month() -> str:
     return (when.replace(day=1) - timedelta(days=1)).strftime("%Y-%m")
 
 
+def history_built() -> bool:
+    """Whether every day before the run's month with bronze events has its silver events and
+    documents: a month's warehouse chains every earlier month's, so a month run beside an
+    earlier one (a backfill) waits here for that one's days, and says which."""
+    from gdelt_forecast.warehouse.build import unbuilt_days
+
+    cfg, month = run_config(), run_month()
+    with fail_fast(cfg):
+        waiting = unbuilt_days(cfg, month_range(month)[0] - timedelta(days=1))
+    if waiting:
+        log.info("%s waits for %d earlier days to be built: %s%s", month, len(waiting),
+                 ", ".join(waiting[:3]), ", ..." if len(waiting) > 3 else "")  # fmt: skip
+    return not waiting
+
+
 def month_days() -> list[str]:
     """The days of the run's month that have bronze events, for the mapped per-day tasks.
     A month without any fails, and so does one missing some unless the ``partial`` param

@@ -16,12 +16,15 @@ def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
         "params": sorted(dag.params),
         "schedule": dag.timetable.expression,
         "doc": dag.doc_md.strip().splitlines()[0],
+        "database_after": sorted(dag.get_task("database").upstream_task_ids),
+        "history": [dag.get_task("history").mode, dag.get_task("history").poke_interval],
         """,
         airflow_env,
     )
     assert info["tasks"] == {
         "pools": "default_pool",
         "days": "default_pool",
+        "history": "default_pool",
         "normalize_day": "default_pool",
         "fetch_day": "article_fetch",
         "process_day": "default_pool",
@@ -47,6 +50,10 @@ def test_dag_parses_with_its_tasks_pools_and_params(airflow_env):
         "version",
     ]
     assert info["schedule"] == "0 6 2 * *"
+    # The warehouse waits for the month's days and for every earlier day (a backfill's months
+    # side by side), the wait rescheduled so that it holds no worker slot.
+    assert info["database_after"] == ["history", "process_day"]
+    assert info["history"] == ["reschedule", 60.0]
     assert info["doc"] == "### Monthly refresh: from bronze to a release"
 
 
