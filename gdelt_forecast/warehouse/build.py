@@ -48,7 +48,14 @@ from gdelt_forecast.ground.parquet_io import write_query
 from gdelt_forecast.ground.summary import StageSummary
 from gdelt_forecast.pipeline.stage_record import digest
 from gdelt_forecast.reference import tables
-from gdelt_forecast.storage.working_copy import filesystem, listed, location, versions, where
+from gdelt_forecast.storage.working_copy import (
+    filesystem,
+    listed,
+    location,
+    readable,
+    versions,
+    where,
+)
 from gdelt_forecast.warehouse.news_terms import write_news_terms
 
 log = logging.getLogger(__name__)
@@ -136,11 +143,11 @@ def stale_month(cfg: Config, month: str) -> str | None:
     once every day up to the month's end is built (None when they are): what a release of
     the month reads. A later month's days, built side by side, do not count."""
     last = dates.month_range(month)[1]
-    found = _sources(cfg, last)
-    if waiting := _unbuilt(cfg, found, last):
+    if waiting := unbuilt_days(cfg, last):
         more = f" and {len(waiting) - 1} more" if len(waiting) > 1 else ""
         return (f"{waiting[0]}{more} have bronze events but not yet their silver events and "
                 "documents (normalize, fetch and process them)")  # fmt: skip
+    found = _sources(cfg, last)
     folder = DataRoot(cfg.data_root).warehouse_parts
     listed_months = parts.read_index(folder)["months"]
     keys = _keys(_by_month(found), found)
@@ -155,15 +162,15 @@ def stale_month(cfg: Config, month: str) -> str | None:
 def unbuilt_days(cfg: Config, last: date) -> list[str]:
     """The days up to ``last`` with bronze events but not yet their silver events and
     documents: the warehouse's months up to ``last`` are not whole until they are built."""
-    return _unbuilt(cfg, _sources(cfg, last), last)
+    built = _days_with(cfg, EVENTS) & _days_with(cfg, DOC_FILES)
+    return sorted(d for d in _days_with(cfg, f"{BRONZE}/events") - built if d <= last.isoformat())
 
 
-def _unbuilt(cfg: Config, found: dict[str, str], last: date) -> list[str]:
-    built = {_day(r) for r in found if r.startswith(f"{EVENTS}/")} & {
-        _day(r) for r in found if r.startswith(f"{DOC_FILES}/")
-    }
-    ingested = {_day(r) for r in listed(cfg, f"{BRONZE}/events")}
-    return sorted(d for d in ingested - built if d <= last.isoformat())
+def _days_with(cfg: Config, folder: str) -> set[str]:
+    """The days of ``folder``'s partitions that hold a file: in the bucket of an s3:// data
+    root or of a working copy (where only what a stage pulled lies), else on the disk."""
+    rels = listed(cfg, folder) if cfg.remote else readable(cfg.data_root, f"{folder}/date=*/*")
+    return {found.group(1) for r in rels if (found := DATE.search(r))}
 
 
 def _sources(cfg: Config, last: date) -> dict[str, str]:
