@@ -60,7 +60,6 @@ from gdelt_forecast.warehouse.news_terms import write_news_terms
 
 log = logging.getLogger(__name__)
 EVENTS, FUNNEL, DOC_FILES = WAREHOUSE_SOURCES
-DAY = re.compile(r"/date=(\d{4}-\d{2})-\d{2}/")
 DATE = re.compile(r"/date=(\d{4}-\d{2}-\d{2})/")
 # A change to how a month's files are written that no SQL file shows: raise it, and every
 # month is written again.
@@ -97,7 +96,7 @@ class Summary(StageSummary):
 
 
 def build_database(cfg: Config) -> Summary:
-    found = versions(cfg.data_root, tuple(f"{f}/date=*/{PART}" for f in WAREHOUSE_SOURCES))
+    found = _sources(cfg)
     sources = _by_month(found)
     if not sources:
         raise WarehouseError(f"no silver events under {where(cfg.data_root)}/silver: run normalize")
@@ -173,10 +172,10 @@ def _days_with(cfg: Config, folder: str) -> set[str]:
     return {found.group(1) for r in rels if (found := DATE.search(r))}
 
 
-def _sources(cfg: Config, last: date) -> dict[str, str]:
-    """The warehouse's sources of the days up to ``last``, with their versions."""
+def _sources(cfg: Config, last: date | None = None) -> dict[str, str]:
+    """The warehouse's sources (of the days up to ``last``), with their versions."""
     found = versions(cfg.data_root, tuple(f"{f}/date=*/{PART}" for f in WAREHOUSE_SOURCES))
-    return {rel: v for rel, v in found.items() if _day(rel) <= last.isoformat()}
+    return {rel: v for rel, v in found.items() if last is None or _day(rel) <= last.isoformat()}
 
 
 def _day(rel: str) -> str:
@@ -191,7 +190,7 @@ def _by_month(found: dict[str, str]) -> dict[str, dict[str, list[str]]]:
     )
     for rel in sorted(found):
         folder = next(f for f in WAREHOUSE_SOURCES if rel.startswith(f"{f}/"))
-        months[DAY.search(rel).group(1)][folder].append(rel)
+        months[_day(rel)[:7]][folder].append(rel)
     for month, files in sorted(months.items()):
         if not files[EVENTS]:
             raise WarehouseError(
