@@ -19,8 +19,8 @@ opens with the cutoff the day after, one environment per distinct cutoff.
 
 from __future__ import annotations
 
-import functools
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -29,7 +29,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from gdelt_forecast.contract.names import BASELINES, QUERIES
-from gdelt_forecast.environment import CAMEOCode, Date, DateRange, Environment, ISOCode
+from gdelt_forecast.environment import Date, DateRange, Environment, ISOCode
 from gdelt_forecast.ground.config import Config
 from gdelt_forecast.ground.data_root import DataRoot
 from gdelt_forecast.ground.errors import StageError
@@ -55,17 +55,30 @@ def history(env: Environment, cfg: Config, subject: str, obj: str, last: date) -
     return answer_dict([code.code for code in seen])
 
 
-def frequency(env: Environment, cfg: Config, subject: str, obj: str, last: date) -> dict:
-    return _top_relations(env, cfg.baseline.frequency_top)
+class Frequency:
+    """``frequency``'s answer at each cutoff, in ascending order of cutoffs: the relation
+    counts of all events up to the cutoff, kept as a running sum to which each cutoff's
+    environment adds the days since the previous one (written by hand: no library keeps a
+    running top-k), so the history is read once per release rather than once per cutoff."""
 
+    def __init__(self, top: int):
+        self.top, self.counts = top, Counter()
+        self.through: date | None = None  # the last cutoff counted
+        self.answer = answer_dict([])
 
-@functools.lru_cache(maxsize=8)  # one answer per environment: the same for every pair
-def _top_relations(env: Environment, top: int) -> dict:
-    codes: list[CAMEOCode] = list(env.get_relation_distribution())[:top]
-    return answer_dict([code.code for code in codes])
-
-
-PREDICT = {"history": history, "frequency": frequency}
+    def __call__(self, env: Environment, cfg: Config, subject: str, obj: str, last: date):
+        if self.through != last:
+            if self.through is not None and last < self.through:
+                raise ValueError(f"cutoff {last} comes before {self.through}: ask in order")
+            since = None  # the first: every visible day
+            if self.through is not None:
+                start = (self.through + timedelta(days=1)).isoformat()
+                since = DateRange(Date(start), Date(last.isoformat()))
+            self.counts.update({c.code: n for c, n in env.get_relation_distribution(since).items()})
+            ranked = sorted(self.counts.items(), key=lambda item: (-item[1], item[0]))
+            self.answer = answer_dict([code for code, _ in ranked[: self.top]])
+            self.through = last
+        return self.answer
 
 
 @dataclass
@@ -154,15 +167,21 @@ def run_baselines(
     }
     queries = {r["query_id"]: r for split_rows in rows.values() for r in split_rows}
     predictions: dict[str, dict[str, dict]] = {m: {} for m in methods}
+    predict = {"history": history, "frequency": Frequency(cfg.baseline.frequency_top)}
+    since, window = None, timedelta(days=cfg.baseline.window_days - 1)
     for cutoff in sorted({r["cutoff"] for r in queries.values()}):
         # No fuzzy look-ups here, so no embedding model: a release being written has no
         # manifest yet to name one.
-        with Environment(folder, cutoff + timedelta(days=1), embed=None) as env:
+        with Environment(folder, cutoff + timedelta(days=1), embed=None, since=since) as env:
             for r in (r for r in queries.values() if r["cutoff"] == cutoff):
                 for method in methods:
-                    predictions[method][r["query_id"]] = PREDICT[method](
+                    predictions[method][r["query_id"]] = predict[method](
                         env, cfg, r["subject"], r["object"], cutoff
                     )
+        # A later cutoff reads its own window (history's) and the days since this one
+        # (frequency's running sum), all on or after this one's window: its environment
+        # loads those days, not the whole history.
+        since = cutoff - window
     seconds = time.monotonic() - t0
     out = {}
     for split in splits:

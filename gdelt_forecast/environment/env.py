@@ -84,7 +84,9 @@ class Environment:
         "_made",
     )
 
-    def __init__(self, folder: Path, cutoff: date, embed):
+    def __init__(self, folder: Path, cutoff: date, embed, since: date | None = None):
+        """``since``: the first day shown (every day before the cutoff by default), a
+        narrower view that loads less, for a caller that reads recent days alone."""
         self._cutoff = cutoff
         info = folder / "mirai" / "info"
         try:
@@ -121,6 +123,8 @@ class Environment:
         self._con = duckdb.connect()
         self._con.execute("SET parquet_metadata_cache = true")
         before = f"date < DATE '{cutoff.isoformat()}'"
+        if since is not None:
+            before += f" AND date >= DATE '{since.isoformat()}'"
         read = {
             name: f"read_parquet({duck.literal(folder / name / '*.parquet')})"
             for name in ("quads", "quad_docs", "news", "news_terms")

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from gdelt_forecast.gdelt.schema import MENTIONS
 from gdelt_forecast.ground import dates, duck
-from gdelt_forecast.ground.config import Config
+from gdelt_forecast.ground.config import Config, EventsConfig
 from gdelt_forecast.ground.data_root import DataRoot
 from gdelt_forecast.ground.errors import StageError
 from gdelt_forecast.ground.summary import StageSummary
@@ -37,6 +37,9 @@ RULES: list[tuple[str, str, str | None]] = [
     ("relation", "50_relation.sql", None),
     ("min_daily_mentions", "60_daily_mentions.sql", None),
 ]
+FUNNEL = "normalize/funnel_step.sql"
+# What the last rule reads alone: a round's variants of its pinned rule change only these.
+MENTIONS_FIELDS = {"mentions_metric", "min_daily_mentions"}
 
 
 class NormalizeError(StageError):
@@ -73,16 +76,21 @@ def _partition_files(root: Path, days: list[date]) -> tuple[list[Path], list[dat
     return files, missing
 
 
-def _views(con, cfg: Config, first: date, last: date) -> None:
+def _views(con, cfg: Config, first: date, last: date, wanted: list[date] | None = None) -> None:
+    """Views of the bronze that the rules read for the records of ``wanted`` (every day of
+    [first, last] by default), each of which must have bronze: their events and mentions, and
+    the events of the rest of the range and of the URL look-back before it, where there are."""
     bronze = DataRoot(cfg.data_root).bronze_root
     window = dates.days(first - timedelta(days=cfg.events.url_lookback_days), first - timedelta(1))
+    wanted = wanted or dates.days(first, last)
     events, missing = _partition_files(bronze / "events", dates.days(first, last))
+    missing = sorted(set(missing) & set(wanted))
     if missing:
         raise NormalizeError(
             f"no bronze events for {', '.join(d.isoformat() for d in missing)}: ingest them first"
         )
     earlier, _ = _partition_files(bronze / "events", window)
-    mentions, no_mentions = _partition_files(bronze / "mentions", dates.days(first, last))
+    mentions, no_mentions = _partition_files(bronze / "mentions", wanted)
     if no_mentions and cfg.events.mentions_metric == "distinct_sources":
         raise NormalizeError(
             f"no bronze mentions for {', '.join(d.isoformat() for d in no_mentions)}: "
@@ -105,11 +113,27 @@ def _views(con, cfg: Config, first: date, last: date) -> None:
     con.register("relations", tables.relations())
 
 
-def _apply_rules(con, cfg: Config, first: date, last: date, progress: int = logging.INFO) -> None:
-    """Leave the survivors in table ``kept`` and one funnel row per day and rule in ``funnel``;
-    each rule applied is logged at ``progress``."""
+def _apply_rules(
+    con, cfg: Config, first: date, last: date, progress: int = logging.INFO, stop: int | None = None
+) -> None:
+    """Leave the survivors of the rules (up to step ``stop``: all by default) in table ``kept``
+    and one funnel row per day and rule in ``funnel``; each rule is logged at ``progress``."""
+    params = _params(cfg, first, last)
+    duck.run(con, "normalize/00_events.sql", "CREATE TEMP TABLE stage AS", **params)
+    con.execute("CREATE TEMP TABLE tagged AS SELECT *, CAST(NULL AS VARCHAR) AS reason FROM stage")
+    duck.run(
+        con, FUNNEL, "CREATE TEMP TABLE funnel AS", step=0, rule="bronze", enabled=True, **params
+    )
+    con.execute("CREATE TEMP VIEW rule_input AS SELECT * FROM stage")
+    _rules(con, cfg, params, 1, progress, stop)
+    con.execute("DROP TABLE tagged")
+    con.execute("DROP VIEW rule_input")
+    con.execute("ALTER TABLE stage RENAME TO kept")
+
+
+def _params(cfg: Config, first: date, last: date) -> dict:
     ev = cfg.events
-    params = {
+    return {
         "first_day": int(first.strftime("%Y%m%d")),
         "last_day": int(last.strftime("%Y%m%d")),
         "first_date": first.isoformat(),
@@ -120,15 +144,13 @@ def _apply_rules(con, cfg: Config, first: date, last: date, progress: int = logg
         "metric": ev.mentions_metric,
         "min_daily_mentions": ev.min_daily_mentions,
     }
-    duck.run(con, "normalize/00_events.sql", "CREATE TEMP TABLE stage AS", **params)
-    con.execute("CREATE TEMP TABLE tagged AS SELECT *, CAST(NULL AS VARCHAR) AS reason FROM stage")
-    funnel = "normalize/funnel_step.sql"
-    duck.run(
-        con, funnel, "CREATE TEMP TABLE funnel AS", step=0, rule="bronze", enabled=True, **params
-    )
-    con.execute("CREATE TEMP VIEW rule_input AS SELECT * FROM stage")
-    for step, (rule, sql_file, switch) in enumerate(RULES, 1):
-        enabled = True if switch is None else getattr(ev, switch)
+
+
+def _rules(con, cfg: Config, params: dict, start: int, progress: int, stop: int | None = None):
+    """Apply RULES from step ``start`` up to step ``stop`` (the last by default) to table
+    ``stage`` (through view ``rule_input``), which is left holding their survivors."""
+    for step, (rule, sql_file, switch) in enumerate(RULES[start - 1 : stop], start):
+        enabled = True if switch is None else getattr(cfg.events, switch)
         duck.run(
             con,
             f"normalize/{sql_file}",
@@ -136,17 +158,13 @@ def _apply_rules(con, cfg: Config, first: date, last: date, progress: int = logg
             enabled=enabled,
             **params,
         )
-        duck.run(con, funnel, "INSERT INTO funnel", step=step, rule=rule, enabled=enabled, **params)
-        log.log(
-            progress, "normalize %s..%s: rule %d/%d %s applied", first, last, step, len(RULES), rule
-        )
+        duck.run(con, FUNNEL, "INSERT INTO funnel", step=step, rule=rule, enabled=enabled, **params)
+        log.log(progress, "normalize %s..%s: rule %d/%d %s applied",
+                params["first_date"], params["last_date"], step, len(RULES), rule)  # fmt: skip
         con.execute(
             "CREATE OR REPLACE TEMP TABLE stage AS "
             "SELECT * EXCLUDE (reason) FROM tagged WHERE reason IS NULL"
         )
-    con.execute("DROP TABLE tagged")
-    con.execute("DROP VIEW rule_input")
-    con.execute("ALTER TABLE stage RENAME TO kept")
 
 
 def _replace(con, query: str, params: dict, dest: Path) -> None:
@@ -157,16 +175,36 @@ def _replace(con, query: str, params: dict, dest: Path) -> None:
     os.replace(tmp, dest)
 
 
-def kept_events(cfg: Config, day: date) -> pa.Table:
-    """The records of ``day`` that the rules of ``cfg.events`` keep (``date``, ``head``,
-    ``relation``, ``tail``, ``GLOBALEVENTID``), from bronze and written nowhere: what a
-    round's resolution reads, under the rules its round pinned and their variants."""
+def kept_events(
+    cfg: Config, days: list[date], variants: dict[str, EventsConfig]
+) -> dict[str, pa.Table]:
+    """Per variant of ``cfg.events``, the records of ``days`` that its rules keep (``date``,
+    ``head``, ``relation``, ``tail``, ``GLOBALEVENTID``), from bronze and written nowhere: what
+    a round's resolution reads, under the rules its round pinned and their variants.
+
+    The variants may differ from ``cfg.events`` only in the daily mentions rule, the last: the
+    rules before it run once for them all, over the days' range, so each bronze file and the
+    URL look-back are read once rather than once a day and variant."""
+    changed = {k for v in variants.values() for k, x in v if getattr(cfg.events, k) != x}
+    if changed - MENTIONS_FIELDS:
+        raise ValueError(f"variants may change only {sorted(MENTIONS_FIELDS)}, not {changed}")
+    first, last = min(days), max(days)
+    quiet = logging.DEBUG  # a round's days x variants
+    found = {}
     with duck.connect(cfg) as con:
-        _views(con, cfg, day, day)
-        _apply_rules(con, cfg, day, day, progress=logging.DEBUG)  # days x variants: quiet
-        return con.sql(
-            "SELECT date, head, relation, tail, GLOBALEVENTID FROM kept"
-        ).to_arrow_table()
+        _views(con, cfg, first, last, days)
+        _apply_rules(con, cfg, first, last, quiet, stop=len(RULES) - 1)
+        for name, events in variants.items():
+            variant = cfg.model_copy(update={"events": events})
+            con.execute("CREATE OR REPLACE TEMP TABLE stage AS SELECT * FROM kept")
+            con.execute("CREATE OR REPLACE TEMP VIEW rule_input AS SELECT * FROM stage")
+            _rules(con, variant, _params(variant, first, last), len(RULES), quiet)
+            found[name] = con.sql(
+                "SELECT date, head, relation, tail, GLOBALEVENTID FROM stage "
+                "WHERE list_contains($days, date)",
+                params={"days": sorted(days)},
+            ).to_arrow_table()
+    return found
 
 
 def normalize(cfg: Config, first: date, last: date) -> Summary:

@@ -168,10 +168,7 @@ def answers(
     listed a file of, ``void``: the days whose files are not all in."""
     reads = _days_read(questions)
     rule = EventsConfig(**pinned["resolution_rule"]["events"])
-    events = {
-        name: _events(cfg.model_copy(update={"events": variant}), reads, listed, void)
-        for name, variant in _variants(rule).items()
-    }
+    events = _events(cfg.model_copy(update={"events": rule}), reads, listed, void)
     return [_resolved(q, events, listed, void, pinned["window_days"]) for q in questions]
 
 
@@ -274,17 +271,19 @@ def _variants(rule: EventsConfig) -> dict[str, EventsConfig]:
 
 
 def _events(cfg: Config, reads: list[date], listed: set[date], void: set[date]) -> dict:
-    """Per day read: the distinct events kept, per (subject, object), as (GLOBALEVENTID,
-    relation) pairs; a day GDELT listed nothing for, or whose files are void, has none."""
+    """Per variant of the rule (``cfg.events``, :func:`_variants`) and day read: the distinct
+    events kept, per (subject, object), as (GLOBALEVENTID, relation) pairs; a day GDELT listed
+    nothing for, or whose files are void, has none."""
     from gdelt_forecast.events.normalize import kept_events
 
-    found: dict[date, dict[tuple[str, str], set]] = {}
-    for day in reads:
-        pairs: dict[tuple[str, str], set] = defaultdict(set)
-        if day in listed and day not in void and _has_bronze(cfg, day):
-            for e in kept_events(cfg, day).to_pylist():
-                pairs[(e["head"], e["tail"])].add((e["GLOBALEVENTID"], e["relation"]))
-        found[day] = pairs
+    variants = _variants(cfg.events)
+    found = {name: {day: defaultdict(set) for day in reads} for name in variants}
+    days = [d for d in reads if d in listed and d not in void and _has_bronze(cfg, d)]
+    if not days:
+        return found
+    for name, kept in kept_events(cfg, days, variants).items():
+        for e in kept.to_pylist():
+            found[name][e["date"]][(e["head"], e["tail"])].add((e["GLOBALEVENTID"], e["relation"]))
     return found
 
 

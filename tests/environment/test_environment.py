@@ -17,6 +17,7 @@ from gdelt_forecast.environment import (
     Country,
     Date,
     DateRange,
+    Environment,
     ISOCode,
     call_tool,
     open_environment,
@@ -252,3 +253,17 @@ def test_a_call_past_its_deadline_is_a_value_error_and_the_next_call_works(env):
     with pytest.raises(ValueError, match="get_events ran past its 1e-09 s"):
         call_tool(env, "get_events", {}, deadline_s=1e-9)
     assert call_tool(env, "count_events", {}, deadline_s=10) == env.count_events()
+
+
+def test_an_environment_since_a_day_shows_that_day_on_and_nothing_before(release):
+    """The baselines' narrower view: the days from ``since`` to the cutoff, exactly those."""
+    cutoff, since = date(2025, 8, 13), date(2025, 8, 9)
+    with Environment(release, cutoff, embed=None) as whole:
+        by_day = {d: whole.count_events(DateRange(Date(d.isoformat()), Date(d.isoformat())))
+                  for d in (since + timedelta(days=n) for n in range(-4, 4))}  # fmt: skip
+    assert sum(n for d, n in by_day.items() if d < since) > 0  # something to hide
+    with Environment(release, cutoff, embed=None, since=since) as narrow:
+        for day, n in by_day.items():
+            shown = narrow.count_events(DateRange(Date(day.isoformat()), Date(day.isoformat())))
+            assert shown == (n if day >= since else 0), day
+        assert narrow.count_events() == sum(n for d, n in by_day.items() if d >= since)

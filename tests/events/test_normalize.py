@@ -10,7 +10,7 @@ from datetime import date
 import pyarrow.parquet as pq
 import pytest
 
-from gdelt_forecast.events.normalize import RULES, NormalizeError, normalize
+from gdelt_forecast.events.normalize import RULES, NormalizeError, kept_events, normalize
 from gdelt_forecast.ground.config import load_config
 from tests.conftest import EXPORT_CSV, MENTIONS_CSV, SLOT, write_bronze
 
@@ -202,3 +202,12 @@ def test_days_without_bronze_are_refused(real_day, tmp_path):
         run(only_export)
     summary = run(only_export, "events.mentions_metric=sum_num_mentions")
     assert summary.records_in == 909
+
+
+def test_kept_events_refuses_variants_that_change_an_earlier_rule(tmp_path):
+    """A round's variants share the rules before the daily mentions: one that changes an
+    earlier rule would be answered under the pinned rule's, so it is refused."""
+    cfg = load_config(None, [], tmp_path)
+    other = cfg.events.model_copy(update={"url_lookback_days": 7})
+    with pytest.raises(ValueError, match="url_lookback_days"):
+        kept_events(cfg, [date(2025, 8, 5)], {"pinned": cfg.events, "other": other})
