@@ -6,8 +6,10 @@ build."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -17,10 +19,11 @@ from markupsafe import escape
 from gdelt_forecast.cli import main
 from gdelt_forecast.rounds.questions import open_round
 from gdelt_forecast.rounds.resolve import resolve_round
+from gdelt_forecast.site import releases
 from gdelt_forecast.site.build import MARKER, build_site
 from gdelt_forecast.site.render import CSP, slug, web_url
 from tests.rounds.conftest import NOW, OPEN
-from tests.site.conftest import IMG, PAGE_SIZE, SCRIPT
+from tests.site.conftest import IMG, PAGE_SIZE, SCRIPT, _edit, _root
 
 VERSION = "2025.08.0"
 
@@ -171,3 +174,29 @@ def test_the_site_shows_each_round_its_forecasters_scores_and_answers(demo_cfg, 
     for html in (index, page):
         assert f'content="{escape(CSP)}"' in html
         assert not re.search(r"""(?:src|href)="(?:https?:)?//""", html)
+
+
+def test_a_release_is_verified_again_only_when_a_file_of_it_changed(
+    release, tmp_path_factory, monkeypatch
+):
+    """The site remembers each release's verdict while its files stay as they were (a year of
+    monthly releases would otherwise verify twelve histories at every build)."""
+    root = _root(tmp_path_factory, release, "verdicts")
+    folder = root / "releases" / release.name
+    an_hour_ago = time.time_ns() - 3600 * 10**9  # settled: old enough to trust its mtime
+    for path in folder.rglob("*"):
+        os.utime(path, ns=(an_hour_ago, an_hour_ago))
+    calls = []
+    real = releases.verify
+    monkeypatch.setattr(releases, "verify", lambda f: calls.append(f.name) or real(f))
+    args = ["site", "--config", "configs/demo.yaml", "--data-root", str(root)]
+    args += ["--out", str(root / "site")]
+    assert main(args) == 0 and main(args) == 0
+    assert calls == [VERSION]  # the second build trusted the first one's verdict
+    assert "problem(s)</span>" not in (root / "site" / "index.html").read_text()
+    news = folder / "news/2025-07-part-0.parquet"
+    _edit(news, lambda rows: rows[0].update(title="Changed since"))
+    os.utime(news, ns=(an_hour_ago - 10**9, an_hour_ago - 10**9))
+    assert main(args) == 0
+    assert calls == [VERSION, VERSION]
+    assert "problem(s)</span>" in (root / "site" / "index.html").read_text()
