@@ -5,9 +5,9 @@ warehouse after the days of the months before it (the DAG's ``history`` sensor);
 ten years would take, projected from the figures.
 
 1. The year bench's mirror of the months (``--days-per-month`` days from each 1st,
-   ``--slots-per-day``, ``--pages``) and news web, Redis, PostgreSQL, the S3 server holding
-   the data root (``--storage s3``, the default) and Airflow with ``--workers`` Celery
-   workers.
+   ``--slots-per-day``, ``--pages``; or ``--mirror``, one built before) and news web,
+   Redis, PostgreSQL, the S3 server holding the data root (``--storage s3``, the default)
+   and Airflow with ``--workers`` Celery workers.
 2. ``gdelt-forecast ingest`` of every day (timed), then ``airflow backfill create --dag-id
    monthly_refresh`` from the 2nd of the month after the first to that after the last (the
    schedule's ticks: each run's month is the one before it), the run conf naming the config,
@@ -30,9 +30,10 @@ every release sound. The exit status is 1 unless every check holds.
 
 Run: ``python -m bench.year.backfill [--months 3] [--first-month 2025-01] [--days-per-month D]
 [--slots-per-day K] [--pages P] [--hosts H] [--storage s3|local] [--workers W]
-[--worker-slots S] [--max-active-runs M] [--fetch-floor-s S] [--workdir DIR] [--set
-section.key=value ...] --report FILE.json``. A run smaller than a day at full volume needs
-lower thresholds for its test set to have queries (``--set testset.min_daily_mentions=10``).
+[--worker-slots S] [--max-active-runs M] [--fetch-floor-s S] [--mirror DIR --web-port P]
+[--workdir DIR] [--set section.key=value ...] --report FILE.json``. A run smaller than a day
+at full volume needs lower thresholds for its test set to have queries (``--set
+testset.min_daily_mentions=10``).
 """
 
 from __future__ import annotations
@@ -78,6 +79,13 @@ def main() -> int:
         default=1479.0,
         help="a month's fetch floor at GDELT's volume (the month bench's)",
     )
+    parser.add_argument(
+        "--mirror", type=Path,
+        help="a mirror built before of these days at least, with the same --slots-per-day, "
+        "--pages and --hosts (the year bench's WORKDIR/mirror): its news web listens again on "
+        "the port its URLs hold, --web-port (a mirror of GDELT's volume takes 18 s a day)",
+    )  # fmt: skip
+    parser.add_argument("--web-port", type=int, default=0, help="the news web's (0: any free)")
     parser.add_argument("--timeout-s", type=float, default=6 * 3600)
     parser.add_argument("--workdir", type=Path, default=REPO / "bench-data" / "backfill")
     parser.add_argument("--report", type=Path, required=True)
@@ -89,12 +97,14 @@ def main() -> int:
     work.mkdir(parents=True)
     report: dict = {"args": {k: str(v) for k, v in vars(args).items()}}
     with ExitStack() as stack:
-        web = stack.enter_context(news_web.NewsWeb(args.hosts))
+        web = stack.enter_context(news_web.NewsWeb(args.hosts, port=args.web_port))
         days = [d for m in months for d in month_days(m, args.days_per_month)]
-        month_mirror.build(work / "mirror", days, args.slots_per_day, hosts=args.hosts,
-                           port=web.port, pages=args.pages, missing=0, corrupt=0)  # fmt: skip
+        mirror = args.mirror.resolve() if args.mirror else work / "mirror"
+        if not args.mirror:
+            month_mirror.build(mirror, days, args.slots_per_day, hosts=args.hosts,
+                               port=web.port, pages=args.pages, missing=0, corrupt=0)  # fmt: skip
         broker = stack.enter_context(local_servers.redis(work / "redis"))
-        overrides = bench_overrides(work / "mirror", web, broker, work, args.set)
+        overrides = bench_overrides(mirror, web, broker, work, args.set)
         data_root, env, _ = storage(stack, args.storage, work)
         from gdelt_forecast.ground.config import load_config
 
