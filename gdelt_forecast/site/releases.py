@@ -20,6 +20,7 @@ from gdelt_forecast.contract.names import MANIFEST
 from gdelt_forecast.ground.digests import SETTLED_S
 from gdelt_forecast.ground.files import write_json
 from gdelt_forecast.ground.version import code_version
+from gdelt_forecast.release.manifest import on_disk
 from gdelt_forecast.release.verify import verify
 from gdelt_forecast.site.render import Pages, markdown
 
@@ -81,7 +82,7 @@ def verified(folder: Path, verdicts: Path | None) -> list[str]:
     one too fresh to trust its mtime, is verified again."""
     if verdicts is None:
         return verify(folder)
-    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    files = [folder / MANIFEST, *on_disk(folder)]
     stats = [(p.relative_to(folder).as_posix(), os.stat(p)) for p in files]
     key = hashlib.sha256(
         json.dumps([code_version(), [(n, s.st_dev, s.st_ino, s.st_size, s.st_mtime_ns)
