@@ -2,16 +2,17 @@
 
 :func:`open_environment` opens one DuckDB connection on the release's Parquet with the
 cutoff written into what it defines, once: the tables ``events`` (MIRAI's events: date,
-head, relation, tail and id of each quad with a kept document) and ``links`` (quad id to
-document id), and the views ``news`` and ``terms`` (the articles' terms, ``news_terms``),
-all of rows dated before the cutoff; every method reads those alone (plus ``docs``, the
-articles' ids, dates, titles and lengths, made from them at first use). No argument
-reaches past them (a date range that runs past the cutoff is clamped to the day before it)
-and the cutoff is fixed when the environment opens. Only the small event index is held in
-memory (a few MB for a month's 60,000 quads, so every call is a query of milliseconds);
-text search ranks by the stored term counts (:mod:`gdelt_forecast.environment.bm25`), keywords
-match terms, and a text is read from Parquet only when ``browse_news_article`` asks for it
-(or a keyword holds a space).
+head, relation and tail of each quad with a kept document) and ``links`` (the same columns
+and a document id, one row per quad and document), and the views ``news`` and ``terms``
+(the articles' terms, ``news_terms``), all of rows dated before the cutoff; every method
+reads those alone (plus what it makes from them: ``docs``, the articles' ids, dates, titles
+and lengths, at first use, and ``corpus``, a text search's documents). No argument reaches
+past them (a date range that runs past the cutoff is clamped to the day before it) and the
+cutoff is fixed when the environment opens. Only the small event index is held in memory (a
+few MB for a month's 60,000 quads, so every call is a query of milliseconds); text search
+ranks by the stored term counts (:mod:`gdelt_forecast.environment.bm25`), keywords match
+terms, and texts are read from Parquet only when ``browse_news_article`` asks for one (the
+whole day's, kept for the day's next articles) or a keyword holds a space.
 
 Python hides nothing from a caller who digs: the guarantee is the API's (its methods, their
 arguments, the ``cutoff`` property, which cannot be set), not a sandbox around the private
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 import json
 from datetime import date, timedelta
+from functools import lru_cache
 from pathlib import Path
 
 import duckdb
@@ -59,6 +61,9 @@ from gdelt_forecast.ground import duck
 from gdelt_forecast.ground.errors import StageError
 
 EVENTS_LIMIT, NEWS_LIMIT, MATCHES = 30, 15, 5  # MIRAI's list lengths
+# The days whose texts browse_news_article keeps: an agent reads several articles of the few
+# days its searches found, and a month's texts are a fraction of what MIRAI holds (all of them).
+DAYS_KEPT = 31
 ROLES = ("head", "tail", "both")
 
 
@@ -82,6 +87,7 @@ class Environment:
         "_relation_vectors",
         "_embed",
         "_made",
+        "_texts",
     )
 
     def __init__(self, folder: Path, cutoff: date, embed, since: date | None = None):
@@ -119,6 +125,7 @@ class Environment:
                 self._children.setdefault(code[:2], []).append(relation)
         self._embed = embed
         self._made: set[str] = set()  # in-memory tables made at first use
+        self._texts = lru_cache(maxsize=DAYS_KEPT)(self._day_texts)
         # Releases are immutable: a footer read once serves every later point read.
         self._con = duckdb.connect()
         self._con.execute("SET parquet_metadata_cache = true")
@@ -129,13 +136,11 @@ class Environment:
             name: f"read_parquet({duck.literal(folder / name / '*.parquet')})"
             for name in ("quads", "quad_docs", "news", "news_terms")
         }
-        self._con.execute(
-            f"CREATE TABLE links AS SELECT quad_id, doc_id FROM {read['quad_docs']} WHERE {before}"
-        )
         # MIRAI's events are its data_kg.csv's: the quads that have a kept document.
         self._con.execute(
             f"CREATE TABLE events AS SELECT date, head, relation, tail, quad_id FROM "
-            f"{read['quads']} WHERE {before} AND quad_id IN (SELECT quad_id FROM links)"
+            f"{read['quads']} WHERE {before} AND quad_id IN "
+            f"(SELECT quad_id FROM {read['quad_docs']} WHERE {before})"
         )
         # Codes as ENUMs, which compare as integers: every filter on them takes half the
         # time it takes on strings. Sorted, so they order as the strings do, and holding every
@@ -153,6 +158,16 @@ class Environment:
             self._con.execute(f"CREATE TYPE {kind} AS ENUM ({values})")
             for column in columns:
                 self._con.execute(f"ALTER TABLE events ALTER {column} TYPE {kind}")
+        # Each (event, document) pair with the event's columns, so that a news call filters
+        # it as ``events`` is filtered instead of joining the two (a year holds a million
+        # pairs). The files, a month each, are read in order: the table is in month order and
+        # a call's range skips the other months' row groups (sorting it would cost 80 MB).
+        self._con.execute(
+            "CREATE TABLE links AS SELECT l.date, e.head, e.relation, e.tail, l.doc_id FROM "
+            f"(SELECT * FROM {read['quad_docs']} WHERE {before}) AS l JOIN events AS e "
+            "USING (quad_id)"
+        )
+        self._con.execute("ALTER TABLE events DROP quad_id")
         self._con.execute(f"CREATE VIEW news AS SELECT * FROM {read['news']} WHERE {before}")
         self._con.execute(f"CREATE VIEW terms AS SELECT * FROM {read['news_terms']} WHERE {before}")
 
@@ -234,10 +249,13 @@ class Environment:
                 f"{code.code}"
             )
 
-    def _events(self, date_range, heads=None, tails=None, relations=None) -> tuple[str, list]:
-        """SQL for the matching events (one row per quad) and its parameters."""
+    def _events(
+        self, date_range, heads=None, tails=None, relations=None, table="events"
+    ) -> tuple[str, list]:
+        """SQL for the matching events (one row per quad; per (quad, document) pair from
+        ``links``) and its parameters."""
         start, end = self._range(date_range)
-        sql, params = "SELECT * FROM events WHERE date BETWEEN ? AND ?", [start, end]
+        sql, params = f"SELECT * FROM {table} WHERE date BETWEEN ? AND ?", [start, end]
         for column, values in (("head", heads), ("tail", tails), ("relation", relations)):
             if values and len(values) == 1:  # an equality DuckDB plans far faster than IN
                 sql += f" AND {column} = ?"
@@ -247,21 +265,19 @@ class Environment:
                 params.append(values)
         return sql, params
 
-    def _filters(self, date_range, head_entities, tail_entities, relations):
+    def _filters(self, date_range, head_entities, tail_entities, relations, table="events"):
         return self._events(
             date_range,
             self._isos(head_entities, "head_entities"),
             self._isos(tail_entities, "tail_entities"),
             self._codes(relations, "relations"),
+            table,
         )
 
-    def _articles(self, events_sql: str, params: list, keywords) -> tuple[str, list]:
-        """SQL for the kept documents of those events (``docs`` rows: doc_id, date, title,
-        tokens) with at least one keyword in title or text, and its parameters."""
-        sql = (
-            f"SELECT * FROM {self._docs()} WHERE doc_id IN (SELECT doc_id FROM links WHERE "
-            f"quad_id IN (SELECT quad_id FROM ({events_sql})))"
-        )
+    def _articles(self, links_sql: str, params: list, keywords) -> tuple[str, list]:
+        """SQL for the kept documents of the matching ``links`` rows (``docs`` rows: doc_id,
+        date, title, tokens) with at least one keyword in title or text, and its parameters."""
+        sql = f"SELECT * FROM {self._docs()} WHERE doc_id IN (SELECT doc_id FROM ({links_sql}))"
         if not keywords:
             return sql, params
         if not isinstance(keywords, list) or not all(isinstance(k, str) for k in keywords):
@@ -300,29 +316,35 @@ class Environment:
         data_news.csv's order (date, doc_id), the top by numpy's argsort."""
         if not isinstance(text, str):
             raise ValueError("Input 'text_description' must be a string")
-        docs = self._con.execute(f"{docs_sql} ORDER BY date, doc_id", params).fetchall()
+        # The corpus once, numbered in that order: the counts and the vocabulary below read it
+        # instead of finding the documents again (a third of a search's time on a year).
+        self._con.execute(
+            "CREATE OR REPLACE TEMP TABLE corpus AS SELECT *, row_number() OVER "
+            f"(ORDER BY date, doc_id) AS r FROM ({docs_sql})",
+            params,
+        )
+        docs = self._con.execute(
+            "SELECT doc_id, date, title, tokens FROM corpus ORDER BY r"
+        ).fetchall()
         if not docs:
             return []
         if missing := next((doc[0] for doc in docs if doc[3] is None), None):
             raise EnvironmentSetupError(
                 f"news_terms has no terms for article {missing}: run release verify on this release"
             )
-        order = {doc[0]: i for i, doc in enumerate(docs)}
         query = text.split(" ")
         counts: dict[str, np.ndarray] = {}
-        for doc_id, term, tf in self._con.execute(
-            f"{_of_docs('terms', docs_sql, 't.doc_id, t.term, t.tf')} WHERE t.term IN "
-            "(SELECT unnest(?))",
-            [*params, sorted(set(query))],
+        for r, term, tf in self._con.execute(
+            f"{_of_docs('terms', 'SELECT * FROM corpus', 'd.r, t.term, t.tf', 'JOIN')} WHERE "
+            "t.term IN (SELECT unnest(?))",
+            [sorted(set(query))],
         ).fetchall():
-            counts.setdefault(term, np.zeros(len(docs), np.int64))[order[doc_id]] = tf
+            counts.setdefault(term, np.zeros(len(docs), np.int64))[r - 1] = tf
 
         def vocabulary() -> np.ndarray:  # first use: the first document's, then first place
             return self._con.execute(
-                f"SELECT count(*) AS df FROM terms JOIN (SELECT doc_id, date, row_number() OVER "
-                f"(ORDER BY date, doc_id) AS r FROM ({docs_sql})) USING (doc_id, date) GROUP BY "
-                f"term ORDER BY min(r * {2**32} + first)",
-                params,
+                f"{_of_docs('terms', 'SELECT * FROM corpus', 'count(*) AS df', 'JOIN')} "
+                f"GROUP BY t.term ORDER BY min(d.r * {2**32} + t.first)"
             ).fetchnumpy()["df"]
 
         lengths = np.array([doc[3] for doc in docs], np.int64)
@@ -358,29 +380,30 @@ class Environment:
     ) -> list[Event]:
         """Up to 30 matching events: the latest first, or, with ``text_description``, those
         of the news articles that match it best (BM25)."""
-        sql, params = self._filters(date_range, head_entities, tail_entities, relations)
+        filters = (date_range, head_entities, tail_entities, relations)
         if not text_description:
+            sql, params = self._filters(*filters)
             rows = self._con.execute(
                 f"SELECT date, head, relation, tail FROM ({sql}) "
                 f"ORDER BY date DESC, head, relation, tail LIMIT {EVENTS_LIMIT}",
                 params,
             ).fetchall()
             return [_event(*row) for row in rows]
+        sql, params = self._filters(*filters, table="links")
         ranked = self._ranked(*self._articles(sql, params, None), text_description, EVENTS_LIMIT)
         by_doc: dict[str, list[tuple]] = {}
         for doc_id, *event in self._con.execute(
-            f"SELECT d.doc_id, e.date, e.head, e.relation, e.tail FROM ({sql}) AS e JOIN links "
-            "AS d USING (quad_id) WHERE d.doc_id IN (SELECT unnest(?)) ORDER BY e.date DESC, "
-            "e.head, e.relation, e.tail",
+            f"SELECT doc_id, date, head, relation, tail FROM ({sql}) WHERE doc_id IN "
+            "(SELECT unnest(?)) ORDER BY date DESC, head, relation, tail",
             [*params, [doc[0] for doc in ranked]],
         ).fetchall():
-            by_doc.setdefault(doc_id, []).append(event)
-        found: dict[Event, None] = {}
+            by_doc.setdefault(doc_id, []).append(tuple(event))
+        found: dict[tuple, None] = {}  # the events' values: an Event is made for the kept only
         for doc in ranked:
             if len(found) >= EVENTS_LIMIT:  # checked per document, as MIRAI does
                 break
-            found.update(dict.fromkeys(_event(*event) for event in by_doc.get(doc[0], ())))
-        return list(found)
+            found.update(dict.fromkeys(by_doc.get(doc[0], ())))
+        return [_event(*event) for event in found]
 
     def get_entity_distribution(
         self, date_range=None, involved_relations=None, interacted_entities=None, entity_role=None
@@ -430,7 +453,7 @@ class Environment:
         """The number of kept news articles behind the matching events that contain one of
         ``keywords`` (all of them without keywords)."""
         sql, params = self._articles(
-            *self._filters(date_range, head_entities, tail_entities, relations), keywords
+            *self._filters(date_range, head_entities, tail_entities, relations, "links"), keywords
         )
         return self._con.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()[0]
 
@@ -446,7 +469,7 @@ class Environment:
         """Up to 15 of those articles as (date, title): the latest first, or those matching
         ``text_description`` best (BM25)."""
         sql, params = self._articles(
-            *self._filters(date_range, head_entities, tail_entities, relations), keywords
+            *self._filters(date_range, head_entities, tail_entities, relations, "links"), keywords
         )
         if text_description:
             rows = self._ranked(sql, params, text_description, NEWS_LIMIT)
@@ -462,24 +485,21 @@ class Environment:
             raise ValueError(f"Input 'date' must be a Date object, but received type {type(date)}")
         if not isinstance(title, str):
             raise ValueError(f"Input 'title' must be a string, but received type {type(title)}")
-        doc = self._con.execute(
-            f"SELECT doc_id FROM {self._docs()} WHERE date = ? AND title = ? ORDER BY doc_id "
-            "LIMIT 1",
-            [date.date, title],
-        ).fetchone()
-        # Looked up first, so the id reaches the Parquet scan as a constant: a subquery's
-        # would be joined after reading the day's row groups.
-        row = (
-            doc
-            and self._con.execute(
-                "SELECT text FROM news WHERE date = ? AND doc_id = ?", [date.date, doc[0]]
-            ).fetchone()
-        )
-        if row is None:  # a later article is not found, as a missing one
+        texts = self._texts(date.date)
+        if title not in texts:  # a later article is not found, as a missing one
             raise ValueError(
                 f"No news article found with the specified date {date.date} and title {title}"
             )
-        return f"{date}:\n{title}\n{row[0]}"
+        return f"{date}:\n{title}\n{texts[title]}"
+
+    def _day_texts(self, day: str) -> dict[str, str]:
+        """The texts of a day's articles by title (the lowest doc_id's, where titles repeat):
+        nothing for a day on or after the cutoff, as ``news`` shows none. Decompressing the
+        day's row group is most of a read, so one read serves the day's every article."""
+        rows = self._con.execute(
+            "SELECT title, text FROM news WHERE date = ? ORDER BY doc_id DESC", [day]
+        ).fetchall()
+        return dict(rows)  # the lowest doc_id comes last and stays
 
     # --- names and codes ----------------------------------------------------------------
 
@@ -551,12 +571,13 @@ def _event(day: date, head: str, relation: str, tail: str) -> Event:
     return Event(Date(day.isoformat()), ISOCode(head), CAMEOCode(relation), ISOCode(tail))
 
 
-def _of_docs(table: str, docs_sql: str, columns: str = "t.doc_id") -> str:
-    """SQL: ``columns`` of the rows of ``table`` (as ``t``) of the documents of ``docs_sql``,
-    joined on the date too: DuckDB then skips the row groups (the tables are sorted by date)
-    outside the documents' days, so a search of the last week reads a week's terms."""
+def _of_docs(table: str, docs_sql: str, columns: str = "t.doc_id", join: str = "SEMI JOIN") -> str:
+    """SQL: ``columns`` of the rows of ``table`` (as ``t``) of the documents of ``docs_sql``
+    (as ``d`` where ``join`` is a JOIN), joined on the date too: DuckDB then skips the row
+    groups (the tables are sorted by date) outside the documents' days, so a search of the last
+    week reads a week's terms."""
     return (
-        f"SELECT {columns} FROM {table} AS t SEMI JOIN ({docs_sql}) AS d "
+        f"SELECT {columns} FROM {table} AS t {join} ({docs_sql}) AS d "
         "ON t.doc_id = d.doc_id AND t.date = d.date"
     )
 

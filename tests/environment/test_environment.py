@@ -97,6 +97,24 @@ def test_news_search_and_browse(env, mirai):
     assert all(isinstance(d, Date) and isinstance(t, str) for d, t in latest)
 
 
+def test_every_article_of_a_day_is_browsed_from_the_one_read_of_it(env, mirai):
+    """browse_news_article keeps a day's texts after its first article: each later article of
+    that day is its own text (MIRAI's first by Docid where titles repeat), and a title the day
+    lacks is still not found."""
+    (day,) = mirai.execute(
+        "SELECT Date FROM data_news GROUP BY Date ORDER BY count(*) DESC, Date LIMIT 1"
+    ).fetchone()
+    articles = mirai.execute(
+        "SELECT Title, first(Text ORDER BY Docid) FROM data_news WHERE Date = ? GROUP BY Title",
+        [day],
+    ).fetchall()
+    assert len(articles) > 1
+    for title, text in articles:
+        assert env.browse_news_article(Date(day), title) == f"Date('{day}'):\n{title}\n{text}"
+    with pytest.raises(ValueError, match="No news article found"):
+        env.browse_news_article(Date(day), articles[0][0] + " (not a title of that day)")
+
+
 def test_the_cutoff_day_itself_is_not_visible(release, mirai):
     with open_environment(release, "2025-07-22") as env:  # the demo's first day: hidden
         assert env.count_events() == 0 and env.get_events() == []
