@@ -76,7 +76,7 @@ def build_site(cfg: Config, out: Path | None = None) -> SiteSummary:
 
 
 def _build(cfg: Config, root: DataRoot, out: Path) -> SiteSummary:
-    found = releases.find(root.root / "releases", root.scratch / "site-verified")
+    found = releases.find(root.root / "releases", root.root)
     if not found:
         raise StageError(f"site: no release under {root.root / 'releases'}")
     pages = Pages(out)

@@ -9,7 +9,6 @@ import hashlib
 import json
 import os
 import shutil
-import time
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +16,8 @@ from urllib.parse import quote
 
 from gdelt_forecast.contract.layout import TABLES
 from gdelt_forecast.contract.names import MANIFEST
-from gdelt_forecast.ground.digests import SETTLED_S
+from gdelt_forecast.ground.data_root import SCRATCH
+from gdelt_forecast.ground.digests import Digests
 from gdelt_forecast.ground.files import write_json
 from gdelt_forecast.ground.version import code_version
 from gdelt_forecast.release.manifest import on_disk
@@ -59,44 +59,43 @@ class Release:
         return counts | self.manifest.get("reasoning", {}).get("records", {})
 
 
-def find(releases: Path, verdicts: Path | None = None) -> list[Release]:
+VERDICTS = "site-verified"  # the verdicts' folder in a data root's scratch folder
+
+
+def find(releases: Path, data_root: Path | None = None) -> list[Release]:
     """Every release under ``releases`` (newest version first), each verified, or its
-    verdict remembered in the folder ``verdicts`` while neither its files nor the code
-    changed (:func:`verified`)."""
+    verdict remembered in ``data_root`` while neither its files nor the code changed
+    (:func:`verified`)."""
     latest = releases / "LATEST"
     newest = latest.read_text().strip() if latest.is_file() else None
     return [
         Release(folder, json.loads((folder / MANIFEST).read_text(encoding="utf-8")),
-                tuple(verified(folder, verdicts)), folder.name == newest)
+                tuple(verified(folder, data_root)), folder.name == newest)
         for folder in sorted(releases.iterdir(), reverse=True)
         if (folder / MANIFEST).is_file()
     ]  # fmt: skip
 
 
-def verified(folder: Path, verdicts: Path | None) -> list[str]:
-    """``release verify``'s findings on ``folder``, kept in ``verdicts`` under the code's
-    version and every file's inode, size and mtime, and trusted while they stay the same, as
-    :mod:`gdelt_forecast.ground.digests` trusts a digest. Verifying a release reads its whole
-    history (MIRAI's database is built again), so a site that verified every release at
-    every build cost a year of monthly releases twelve histories. A file changed since, or
-    one too fresh to trust its mtime, is verified again."""
-    if verdicts is None:
+def verified(folder: Path, data_root: Path | None) -> list[str]:
+    """``release verify``'s findings on ``folder``, kept in ``data_root``'s scratch folder
+    under the code's version and every file's sha256 (the data root's :class:`Digests`, which
+    hashes a file again only when its inode, size or mtime changed), and trusted while they
+    stay the same. Verifying a release reads its whole history (MIRAI's database is built
+    again), so a site that verified every release at every build cost a year of monthly
+    releases twelve histories."""
+    if data_root is None:
         return verify(folder)
-    files = [folder / MANIFEST, *on_disk(folder)]
-    stats = [(p.relative_to(folder).as_posix(), os.stat(p)) for p in files]
-    key = hashlib.sha256(
-        json.dumps([code_version(), [(n, s.st_dev, s.st_ino, s.st_size, s.st_mtime_ns)
-                                     for n, s in stats]]).encode()
-    ).hexdigest()  # fmt: skip
-    stored = verdicts / f"{folder.name}.json"
+    with Digests(data_root) as digests:
+        files = [(p.relative_to(folder).as_posix(), digests.of(p))
+                 for p in [folder / MANIFEST, *on_disk(folder)]]  # fmt: skip
+    key = hashlib.sha256(json.dumps([code_version(), files]).encode()).hexdigest()
+    stored = data_root / SCRATCH / VERDICTS / f"{folder.name}.json"
     with suppress(OSError, ValueError, KeyError, TypeError):
         found = json.loads(stored.read_text(encoding="utf-8"))
         if found["key"] == key:
             return list(found["problems"])
     problems = verify(folder)
-    settled = time.time_ns() - SETTLED_S * 1e9
-    if all(s.st_mtime_ns <= settled for _, s in stats):
-        write_json(stored, {"key": key, "problems": problems})
+    write_json(stored, {"key": key, "problems": problems})
     return problems
 
 
