@@ -40,6 +40,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from filelock import FileLock
+
 from gdelt_forecast.ground.config import ArticlesConfig
 
 log = logging.getLogger(__name__)
@@ -154,9 +156,13 @@ class FileStore(Store):
         # machine, so commits are not synced to disk.
         self._db = sqlite3.connect(path, timeout=60, isolation_level=None,
                                    check_same_thread=False)  # fmt: skip
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=OFF")
-        self._db.executescript(self.SCHEMA)
+        # One process at a time sets the file up: two switching a new file to WAL at once
+        # may get "database is locked" at once, SQLite's busy timeout notwithstanding (seen
+        # when two fetches start side by side).
+        with FileLock(f"{path}.lock", timeout=60):
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=OFF")
+            self._db.executescript(self.SCHEMA)
         self._lock = threading.Lock()
 
     def _step(self, step):

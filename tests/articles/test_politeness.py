@@ -9,16 +9,21 @@ from __future__ import annotations
 import json
 import shutil
 import signal
+import sqlite3
 import subprocess
+import threading
 import time
 from collections import Counter
 
 import pytest
+from filelock import FileLock
 
 from bench.harness import servers as local_servers
 from gdelt_forecast.articles.fetch import fetch_urls
 from gdelt_forecast.articles.ledger import read_ledger, settled_urls
+from gdelt_forecast.articles.politeness import FileStore
 from gdelt_forecast.articles.politeness_store import open_store
+from gdelt_forecast.ground.config import Config
 from tests.articles.sites import NOTED_LATE_S, articles_settings, child, html, slow, status
 
 STORES = [
@@ -223,3 +228,21 @@ def test_robots_txt_is_read_once_for_every_process(site, make_cfg, store_setting
     assert (first.robots_fetches, second["robots_fetches"]) == (1, 0)
     assert (first.robots, second["robots"], second["fetched"]) == (1, 1, 1)
     assert site.hits["/robots.txt"] == 1
+
+
+def test_a_new_file_store_is_set_up_by_one_process_at_a_time(tmp_path):
+    """Two processes switching a new SQLite file to WAL at once may get "database is locked"
+    at once, whatever the busy timeout (seen in two fetches started side by side): a store
+    sets its file up under the lock beside it, so one opening while another holds that lock
+    waits for it and then opens."""
+    path = tmp_path / "politeness.sqlite"
+    opened: list[FileStore] = []
+    opening = threading.Thread(target=lambda: opened.append(FileStore(Config().articles, path)))
+    with FileLock(f"{path}.lock"):  # a process setting the file up
+        opening.start()
+        opening.join(timeout=1.0)
+        assert opening.is_alive() and not opened  # waiting on the lock, not failing
+    opening.join(timeout=30)
+    assert len(opened) == 1
+    opened[0].close()
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone() == ("wal",)
